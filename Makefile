@@ -1,0 +1,56 @@
+# Two commands: `make lab` (set up, then open the workshop in JupyterLab) and `make test` (set up, then
+# run every test). Everything lives in .venv; nothing is installed outside it.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.gpu-dask-kit-installed
+# Re-install when the packaging or the extension's sources change.
+INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
+
+.PHONY: setup lab test test-unit test-browser test-notebooks notebooks check bench doctor clean
+
+setup: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python $(INSTALL_DEPS)
+	rm -rf gpu_dask_kit/labextension
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/jupyter labextension list 2>&1 | grep -q "gpu-dask-kit.*enabled.*OK" || (echo "gpu-dask-kit labextension not installed" && $(BIN)/jupyter labextension list && false)
+	touch $@
+
+lab: setup
+	$(BIN)/gpu-dask-kit lab --notebook-dir notebooks
+
+doctor: setup
+	$(BIN)/gpu-dask-kit doctor
+
+# The whole suite: unit + integration (real CPU clusters, a real Jupyter server), then the real-browser
+# tests in their own process (see PITFALLS), then the notebooks under nbval.
+test: setup
+	$(MAKE) --no-print-directory test-unit test-browser test-notebooks
+
+test-unit: setup
+	$(BIN)/python -m pytest tests --ignore=tests/browser -p no:cacheprovider
+
+test-browser: setup
+	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
+
+test-notebooks: setup
+	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg --nbval-current-env -p no:cacheprovider
+
+# For instructors: re-execute every notebook (small scale) and store the fresh outputs.
+notebooks: setup
+	$(BIN)/python -m gpu_dask_kit.venue --refresh notebooks
+
+# Venue check: run every notebook on this machine (GPU if present), table + venue-check/report.json.
+check: setup
+	$(BIN)/gpu-dask-kit check --scale $(or $(SCALE),small)
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) gpu_dask_kit/labextension labextension/node_modules labextension/lib venue-check test-artifacts

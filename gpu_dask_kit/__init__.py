@@ -1,0 +1,46 @@
+"""gpu-dask-kit: GPU (and CPU) Dask clusters for teaching, in one line.
+
+    import gpu_dask_kit
+    session = gpu_dask_kit.start_cluster()      # LocalCUDACluster with RMM + CuPy, or LocalCluster on CPU
+    session.client, session.backend, session.dashboard_link, session.memory()
+    session.close()
+
+Importing this package starts nothing, touches no GPU, writes no file, and imports none of cupy, cudf,
+rmm, cuml, dask_cuda, ipywidgets or jupyter_server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._version import __version__
+from .backend import EnvironmentReport, detect
+from .cluster import ClusterSession, current_session, start_cluster
+from .errors import ClusterStartError, ConnectError, KitError, KitWarning, OptionError
+from .options import ClusterOptions
+from .scripts import add_cluster_args, start_cluster_from_args
+
+__all__ = [
+    "__version__",
+    "ClusterOptions",
+    "ClusterSession",
+    "EnvironmentReport",
+    "KitError",
+    "OptionError",
+    "ClusterStartError",
+    "ConnectError",
+    "KitWarning",
+    "detect",
+    "start_cluster",
+    "current_session",
+    "add_cluster_args",
+    "start_cluster_from_args",
+    "show",
+]
+
+
+def show(session: ClusterSession | None = None, **kwargs: Any):
+    """Display the cluster controls and the live memory monitor (needs ipywidgets)."""
+    from .widgets import show as _show
+
+    return _show(session, **kwargs)

@@ -1,0 +1,138 @@
+"""``gpu-dask-kit`` command line: doctor, sessions, lab (and check, from the notebooks kit)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+from .memory import format_bytes
+
+__all__ = ["main", "build_parser"]
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from .backend import detect
+    from .options import OPTION_DOCS, ClusterOptions
+
+    report = detect()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(f"Mode for device='auto': {report.mode.upper()}")
+        print(f"Why: {report.reason_text}")
+        print(f"Python {report.python} on {report.platform}, {report.cpu_count} CPU core(s)")
+        print(f"NVIDIA driver: {report.driver_version or '-'}   CUDA (driver): {report.cuda_version or '-'}")
+        if report.gpus:
+            print("GPUs:")
+            for g in report.gpus:
+                print(f"  [{g.index}] {g.name}  {format_bytes(g.memory_free)} free of {format_bytes(g.memory_total)}  {g.uuid}")
+        else:
+            print("GPUs: none")
+        print("Libraries:")
+        for name, lib in report.libraries.items():
+            state = lib.version or "installed" if lib.installed else "not installed"
+            if lib.importable is False:
+                state += f" (does not import: {lib.error})"
+            print(f"  {name:<17}{state}")
+        if args.options:
+            print("Options (gpu-dask-kit.* in dask config; flags of `add_cluster_args`):")
+            defaults = ClusterOptions.from_config()
+            for name, doc in OPTION_DOCS.items():
+                print(f"  {name:<22}= {getattr(defaults, name)!r:<16} {doc['help']}")
+    if args.require_gpu and report.mode != "gpu":
+        print(f"error: --require-gpu: no usable GPU here. {report.reason_text}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_sessions(args: argparse.Namespace) -> int:
+    from . import registry
+
+    if args.cleanup:
+        removed = registry.cleanup_stale()
+        for record in removed:
+            print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.backend}, {record.scheduler_address})")
+        print(f"{len(removed)} stale session(s) cleaned up.")
+        return 0
+    records = registry.list_sessions()
+    if args.json:
+        print(json.dumps([r.to_dict() for r in records], indent=2, default=str))
+        return 0
+    if not records:
+        print(f"No gpu-dask-kit sessions (registry: {registry.runtime_dir()}).")
+        return 0
+    print(f"{'id':<34}{'state':<7}{'backend':<8}{'workers':<8}{'owner':<8}{'started':<27}dashboard")
+    for r in records:
+        state = "live" if r.alive else "STALE"
+        print(f"{r.id:<34}{state:<7}{r.backend:<8}{r.n_workers:<8}{r.owner_pid:<8}{r.started:<27}{r.dashboard_link or '-'}")
+    if any(not r.alive for r in records):
+        print("Stale sessions belong to processes that are gone: `gpu-dask-kit sessions --cleanup` stops and removes them.")
+    return 0
+
+
+def lab_command(notebook_dir: str, port: int | None, open_browser: bool) -> list[str]:
+    """The JupyterLab command line `gpu-dask-kit lab` runs (bound to 127.0.0.1)."""
+    cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={notebook_dir}"]
+    if port:
+        cmd.append(f"--ServerApp.port={port}")
+    if not open_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+def _cmd_lab(args: argparse.Namespace) -> int:
+    notebook_dir = os.path.abspath(args.notebook_dir or ("notebooks" if os.path.isdir("notebooks") else "."))
+    if not os.path.isdir(notebook_dir):
+        print(f"error: --notebook-dir={args.notebook_dir!r} is not a folder. Pass the folder with the workshop notebooks.", file=sys.stderr)
+        return 2
+    cmd = lab_command(notebook_dir, args.port, not args.no_browser)
+    print(f"Starting JupyterLab on {notebook_dir} (127.0.0.1 only). Open the http://127.0.0.1:... URL it prints below.", flush=True)
+    os.execv(cmd[0], cmd)
+    return 0  # pragma: no cover
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .venue import run_check
+
+    return run_check(scale=args.scale, notebook_dir=args.notebook_dir, output_dir=args.output_dir, timeout=args.timeout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpu-dask-kit", description="GPU (and CPU) Dask clusters for teaching.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    doctor = sub.add_parser("doctor", help="Explain this machine: GPUs, driver, libraries, and what device='auto' picks.")
+    doctor.add_argument("--json", action="store_true", help="Print the report as JSON.")
+    doctor.add_argument("--require-gpu", action="store_true", help="Exit 1 when no GPU is usable.")
+    doctor.add_argument("--options", action="store_true", help="Also list every cluster option with its current default.")
+    doctor.set_defaults(func=_cmd_doctor)
+
+    sessions = sub.add_parser("sessions", help="List this user's kit sessions on this machine.")
+    sessions.add_argument("--cleanup", action="store_true", help="Stop and remove sessions whose owner process is gone.")
+    sessions.add_argument("--json", action="store_true", help="Print the sessions as JSON.")
+    sessions.set_defaults(func=_cmd_sessions)
+
+    lab = sub.add_parser("lab", help="Start JupyterLab on the workshop notebooks, bound to 127.0.0.1.")
+    lab.add_argument("--notebook-dir", default=None, help="Folder to serve (default: ./notebooks if present, else .).")
+    lab.add_argument("--port", type=int, default=None, help="Port (default: Jupyter's, 8888 or the next free one).")
+    lab.add_argument("--no-browser", action="store_true", help="Do not open a browser.")
+    lab.set_defaults(func=_cmd_lab)
+
+    check = sub.add_parser("check", help="Venue check: run every notebook here and report pass/fail and time.")
+    check.add_argument("--scale", choices=("small", "full"), default="small", help="Workload size (default: small).")
+    check.add_argument("--notebook-dir", default=None, help="Folder with the NN_*.ipynb notebooks (default: ./notebooks).")
+    check.add_argument("--output-dir", default="venue-check", help="Where executed copies and report.json go.")
+    check.add_argument("--timeout", type=int, default=1800, help="Seconds allowed per notebook.")
+    check.set_defaults(func=_cmd_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)

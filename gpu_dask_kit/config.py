@@ -1,0 +1,28 @@
+"""Load the kit's defaults (``gpu-dask-kit.yaml``) into ``dask.config`` once.
+
+``update_defaults`` keeps anything a user or instructor already set (YAML files, ``DASK_GPU_DASK_KIT__*``
+environment variables) on top of the packaged defaults. Nothing is written to the user's home.
+"""
+
+from __future__ import annotations
+
+import os
+
+import dask.config
+import yaml
+
+__all__ = ["ensure_defaults", "DEFAULTS_FILE"]
+
+DEFAULTS_FILE = os.path.join(os.path.dirname(__file__), "gpu-dask-kit.yaml")
+_loaded = False
+
+
+def ensure_defaults() -> None:
+    """Merge the packaged defaults into dask.config (idempotent)."""
+    global _loaded
+    if _loaded and "gpu-dask-kit" in dask.config.config:
+        return
+    with open(DEFAULTS_FILE) as f:
+        defaults = yaml.safe_load(f)
+    dask.config.update_defaults(defaults)
+    _loaded = True

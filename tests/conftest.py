@@ -1,0 +1,74 @@
+"""Shared fixtures: a private session registry per test, and process accounting for leak checks."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import psutil
+import pytest
+
+
+def kit_children() -> set[int]:
+    """PIDs of this test process's descendants, minus multiprocessing's shared resource tracker
+    (started once per interpreter by the first spawn and kept for its lifetime, not a session's process)."""
+    pids = set()
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if "resource_tracker" in " ".join(proc.cmdline()) or proc.status() == psutil.STATUS_ZOMBIE:
+                continue
+        except psutil.Error:
+            continue
+        pids.add(proc.pid)
+    return pids
+
+
+def wait_for_no_new_children(before: set[int], timeout: float = 15.0) -> set[int]:
+    """Wait until no descendant beyond ``before`` runs; return the leftovers (empty when clean)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = kit_children() - before
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path_factory, monkeypatch):
+    """Every test gets its own registry folder (GPU_DASK_KIT_RUNTIME_DIR), so tests never see a user's
+    real sessions or each other's."""
+    path = tmp_path_factory.mktemp("runtime")
+    monkeypatch.setenv("GPU_DASK_KIT_RUNTIME_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def no_leaks():
+    """Closes every kit session the test left open, then fails the test if any child process it
+    started still runs. Yields the set of child PIDs that existed before the test."""
+    before = kit_children()
+    yield before
+    from gpu_dask_kit.cluster import close_all
+
+    close_all()
+    left = wait_for_no_new_children(before)
+    assert not left, f"processes left running: {[(p, psutil.Process(p).cmdline()) for p in left if psutil.pid_exists(p)]}"
+
+
+PYTHON = sys.executable
+
+
+def pytest_collection_modifyitems(config, items):
+    """`gpu`-marked tests are skipped, with the detection reason, where no GPU is usable."""
+    if not any(item.get_closest_marker("gpu") for item in items):
+        return
+    from gpu_dask_kit import detect
+
+    report = detect("auto")
+    if report.mode == "gpu":
+        return
+    skip = pytest.mark.skip(reason=f"needs a GPU: {report.reason_text}")
+    for item in items:
+        if item.get_closest_marker("gpu"):
+            item.add_marker(skip)

@@ -1,0 +1,44 @@
+"""Helpers for tests that need a kit session owned by another process (a 'kernel')."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+OWNER_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    import gpu_dask_kit as kit
+    if __name__ == "__main__":
+        s = kit.start_cluster(n_workers=int(sys.argv[1]), memory_limit="1GiB", verbose=False)
+        print(json.dumps({"id": s.id, "pids": [w.pid for w in s.memory().workers]}), flush=True)
+        time.sleep(600)
+""")
+
+
+def start_owner(tmp_path, runtime_dir, n_workers=1):
+    """Start a process that owns a kit session and waits; return (popen, {"id", "pids"})."""
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER_SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script), str(n_workers)], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    line = proc.stdout.readline()
+    if not line:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError("the owner process did not start a session")
+    return proc, json.loads(line)
+
+
+def wait_gone(pids, timeout):
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids):
+            return True
+        time.sleep(0.2)
+    return False

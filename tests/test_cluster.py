@@ -1,0 +1,220 @@
+"""Real CPU clusters: start, compute, reuse, replace, connect and close, counting processes."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import dask
+import psutil
+import pytest
+
+import gpu_dask_kit as kit
+from gpu_dask_kit import ConnectError, OptionError, registry
+
+from .conftest import kit_children, wait_for_no_new_children
+
+SMALL = dict(n_workers=2, threads_per_worker=1, memory_limit="1GiB")
+
+
+def _listening(pids):
+    addrs = set()
+    for pid in pids:
+        try:
+            for c in psutil.Process(pid).net_connections(kind="inet"):
+                if c.status == psutil.CONN_LISTEN:
+                    addrs.add(c.laddr.ip)
+        except psutil.Error:
+            pass
+    return addrs
+
+
+def test_start_compute_close_leaves_nothing(no_leaks, runtime_dir, capsys):
+    before_backend = dask.config.get("array.backend", None)
+    session = kit.start_cluster(**SMALL)
+    out = capsys.readouterr().out
+    assert out.startswith("Started a CPU cluster with 2 worker(s). CPU mode:")
+    assert session.backend == "cpu" and session.n_workers == 2
+    assert kit.current_session() is session
+    assert dask.config.get("array.backend") == "numpy" and dask.config.get("dataframe.backend") == "pandas"
+    x = kit.compute.random_array((4000, 50), chunks=(1000, 50), seed=1) if hasattr(kit, "compute") else None
+    from gpu_dask_kit.compute import random_array
+
+    x = random_array((4000, 50), chunks=(1000, 50), seed=1)
+    assert 0.45 < float(x.mean().compute()) < 0.55
+    worker_pids = [w.pid for w in session.memory().workers]
+    assert len(worker_pids) == 2 and all(psutil.pid_exists(p) for p in worker_pids)
+    # Only loopback: the in-process scheduler and dashboard, and each worker.
+    assert _listening([os.getpid(), *worker_pids]) <= {"127.0.0.1"}
+    assert session.dashboard_link.startswith("http://127.0.0.1:") and not session.dashboard_link.endswith(":8787/status")
+    # The registry holds one private file naming the workers.
+    files = list(runtime_dir.glob("session-*.json"))
+    assert len(files) == 1 and stat.S_IMODE(files[0].stat().st_mode) == 0o600
+    assert stat.S_IMODE(runtime_dir.stat().st_mode) == 0o700
+    record = json.loads(files[0].read_text())
+    assert sorted(p["pid"] for p in record["processes"]) == sorted(worker_pids)
+    assert record["owner"]["pid"] == os.getpid() and record["backend"] == "cpu"
+    session.close()
+    assert not wait_for_no_new_children(no_leaks)
+    assert not any(psutil.pid_exists(p) for p in worker_pids)
+    assert list(runtime_dir.glob("session-*.json")) == []
+    assert kit.current_session() is None and session.closed
+    assert dask.config.get("array.backend", None) == before_backend
+    session.close()  # idempotent
+
+
+def test_rerun_same_options_reuses_and_other_options_replace(no_leaks, capsys):
+    first = kit.start_cluster(**SMALL)
+    capsys.readouterr()
+    again = kit.start_cluster(**SMALL)
+    assert again is first
+    assert capsys.readouterr().out.splitlines()[0] == "Reusing the running CPU cluster (same options); close() it to start afresh."
+    old_pids = [w.pid for w in first.memory().workers]
+    other = kit.start_cluster(**{**SMALL, "n_workers": 1})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Closing the running CPU cluster first, because options changed (n_workers: 2 -> 1)."
+    assert other is not first and first.closed and other.n_workers == 1
+    assert not any(psutil.pid_exists(p) for p in old_pids)
+    assert len(registry.list_sessions()) == 1
+    other.close()
+
+
+def test_context_manager_closes(no_leaks, runtime_dir):
+    with kit.start_cluster(verbose=False, **SMALL) as session:
+        assert session.client.submit(sum, [1, 2, 3]).result() == 6
+    assert session.closed and kit.current_session() is None
+    assert list(runtime_dir.glob("session-*.json")) == []
+
+
+@pytest.mark.parametrize("kwargs, parameter", [
+    ({"n_workers": 0}, "n_workers"),
+    ({"n_workers": -1}, "n_workers"),
+    ({"memory_limit": "12 parsecs"}, "memory_limit"),
+    ({"rmm_async": True, "rmm_pool_size": "1GiB"}, "rmm_async"),
+    ({"device": "gpu"}, "device"),
+    ({"protocol": "ucx"}, "protocol"),
+    ({"scheduler_address": "tcp://127.0.0.1:1", "scheduler_file": __file__}, "scheduler_address"),
+    ({"nworkers": 2}, "nworkers"),
+    ({"memory_limit": "1000000TiB"}, "memory_limit"),
+])
+def test_bad_input_raises_before_any_process_or_file(kwargs, parameter, runtime_dir):
+    before = kit_children()
+    with pytest.raises(OptionError) as info:
+        kit.start_cluster(**kwargs)
+    assert info.value.parameter == parameter
+    assert kit_children() == before
+    assert list(runtime_dir.glob("*")) == [] and kit.current_session() is None
+
+
+def test_bad_input_does_not_touch_the_running_session(no_leaks):
+    session = kit.start_cluster(verbose=False, **SMALL)
+    with pytest.raises(OptionError):
+        kit.start_cluster(n_workers=0)
+    assert kit.current_session() is session and session.is_alive()
+    session.close()
+
+
+def test_jupyterhub_dashboard_link(no_leaks, monkeypatch):
+    monkeypatch.setenv("JUPYTERHUB_SERVICE_PREFIX", "/user/ada/")
+    with kit.start_cluster(verbose=False, n_workers=1, memory_limit="1GiB") as session:
+        port = session.client.scheduler_info()["services"]["dashboard"]
+        assert session.dashboard_link == f"/user/ada/proxy/{port}/status"
+        assert registry.list_sessions()[0].dashboard_link == session.dashboard_link
+
+
+def test_dashboard_can_be_turned_off(no_leaks):
+    with kit.start_cluster(verbose=False, n_workers=1, memory_limit="1GiB", dashboard_address=None) as session:
+        assert session.dashboard_link is None
+
+
+# --- connect mode ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def external_cluster(tmp_path):
+    """A `dask scheduler` and one `dask worker` started by hand, as on SLURM; stopped by PID after."""
+    sched_file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.monotonic() + 30
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                       "--nworkers", "1", "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        yield address, str(sched_file), procs
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+@pytest.mark.parametrize("by", ["address", "file"])
+def test_connect_to_existing_scheduler_and_leave_it_running(external_cluster, by):
+    address, sched_file, procs = external_cluster
+    kwargs = {"scheduler_address": address} if by == "address" else {"scheduler_file": sched_file}
+    session = kit.start_cluster(verbose=False, connect_timeout=30, **kwargs)
+    try:
+        assert session.backend == "cpu" and session.cluster is None
+        assert session.client.submit(lambda: 40 + 2).result() == 42
+        assert registry.list_sessions()[0].kind == "connect"
+    finally:
+        session.close()
+    assert all(p.poll() is None for p in procs), "closing a connected session must not stop somebody else's cluster"
+    assert registry.list_sessions() == []
+
+
+def test_unreachable_scheduler_fails_clearly(no_leaks, runtime_dir):
+    started = time.monotonic()
+    with pytest.raises(ConnectError) as info:
+        kit.start_cluster(scheduler_address="tcp://127.0.0.1:9", connect_timeout=2)
+    assert time.monotonic() - started < 20
+    message = str(info.value)
+    assert "scheduler_address='tcp://127.0.0.1:9'" in message and "no scheduler answered within 2 s" in message
+    assert list(runtime_dir.glob("*")) == []
+
+
+def test_scheduler_without_workers_times_out_clearly(tmp_path, runtime_dir):
+    sched_file = tmp_path / "s.json"
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with pytest.raises(ConnectError, match="no worker joined within 2 s"):
+            kit.start_cluster(scheduler_file=str(sched_file), connect_timeout=2)
+        assert list(runtime_dir.glob("*")) == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_sessions_close_at_interpreter_exit(runtime_dir, tmp_path):
+    script = tmp_path / "forget_to_close.py"
+    script.write_text(textwrap.dedent("""
+        import gpu_dask_kit as kit
+        if __name__ == "__main__":
+            s = kit.start_cluster(n_workers=2, memory_limit="1GiB", verbose=False)
+            print(",".join(str(w.pid) for w in s.memory().workers), flush=True)
+    """))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    assert out.returncode == 0, out.stderr
+    pids = [int(p) for p in out.stdout.strip().split(",")]
+    deadline = time.monotonic() + 15
+    while any(psutil.pid_exists(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(psutil.pid_exists(p) for p in pids)
+    assert list(runtime_dir.glob("session-*.json")) == []

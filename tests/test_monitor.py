@@ -1,0 +1,40 @@
+import numpy as np
+
+import gpu_dask_kit as kit
+from gpu_dask_kit.monitor import ClusterMemory, WorkerMemory
+
+
+def test_memory_snapshot_of_a_real_cpu_cluster(no_leaks):
+    with kit.start_cluster(verbose=False, n_workers=2, memory_limit="1GiB") as session:
+        x = session.client.scatter(np.ones(2_000_000), broadcast=False)  # 16 MB held by one worker
+        snap = session.memory()
+        assert snap.backend == "cpu" and len(snap.workers) == 2
+        for w in snap.workers:
+            assert w.host_memory_limit == 2**30
+            assert 10 * 2**20 < w.host_memory_used < 2**30
+            assert w.spilled_to_disk == 0
+            assert w.device_memory_used is None and w.rmm_pool_size is None
+        assert snap.total("managed_bytes") >= 16_000_000
+        data = snap.to_dict()
+        assert data["workers"][0]["host_memory_limit"] == 2**30
+        del x
+
+
+def test_host_to_disk_spilling_is_reported(no_leaks):
+    # A tiny memory limit makes the worker spill its task results to disk.
+    with kit.start_cluster(verbose=False, n_workers=1, memory_limit="200MiB") as session:
+        from gpu_dask_kit.compute import random_array
+
+        x = random_array((12_000, 1000), chunks=(1000, 1000), seed=0).persist()  # 96 MB
+        from distributed import wait
+
+        wait(x)
+        snap = session.memory()
+        assert snap.workers[0].spilled_to_disk > 0
+
+
+def test_fractions():
+    w = WorkerMemory("0", "tcp://x", 1, host_memory_used=50, host_memory_limit=100, spilled_to_disk=0,
+                     device_memory_used=30, device_memory_total=120)
+    assert w.host_fraction == 0.5 and w.device_fraction == 0.25
+    assert ClusterMemory("gpu", 0.0, (w, w)).total("device_memory_used") == 60

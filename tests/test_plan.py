@@ -1,0 +1,105 @@
+"""Planning against fake machines: the checks that need hardware we lack, made before anything starts."""
+
+import pytest
+
+from gpu_dask_kit import ClusterOptions, OptionError
+from gpu_dask_kit.backend import EnvironmentReport, GPUInfo, LibraryInfo, Reason
+from gpu_dask_kit.plan import make_plan
+
+GiB = 2**30
+
+
+def report(n_gpus=1, total=16 * GiB, rmm=True, cupy=True, cudf=True, ucxx=False):
+    gpus = tuple(GPUInfo(i, "Fake GPU", f"GPU-{i}", total, total) for i in range(n_gpus))
+    libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "rmm": LibraryInfo(rmm, "26.10" if rmm else None),
+            "cupy": LibraryInfo(cupy, "13.6" if cupy else None), "dask_cudf": LibraryInfo(cudf, None),
+            "distributed_ucxx": LibraryInfo(ucxx, None)}
+    mode, reason, text = ("gpu", Reason.OK, "GPU mode: fake.") if n_gpus else ("cpu", Reason.NO_DRIVER, "CPU mode: no NVIDIA driver was found on this machine.")
+    return EnvironmentReport(mode, reason, text, gpus, "580", "13.0", libs, cpu_count=8)
+
+
+def plan(rep, **kw):
+    return make_plan(ClusterOptions.from_config(**kw), rep)
+
+
+def test_gpu_plan_is_seed_setup_done_right():
+    p = plan(report(n_gpus=2), rmm_pool_size="4GiB", device_memory_limit="8GiB")
+    assert p.backend == "gpu" and p.n_workers == 2
+    kw = p.kwargs
+    assert kw["CUDA_VISIBLE_DEVICES"] == "0,1"
+    assert kw["rmm_pool_size"] == 4 * GiB and kw["device_memory_limit"] == 8 * GiB
+    assert kw["rmm_allocator_external_lib_list"] == ["cupy"]
+    assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw
+    assert kw["host"] == "127.0.0.1" and kw["dashboard_address"] == "127.0.0.1:0"
+    assert p.client_cupy_rmm and p.array_backend == "cupy" and p.dataframe_backend == "cudf"
+    assert any("RMM pool of 4.00 GiB" in n for n in p.notes)
+
+
+def test_fractions_resolve_against_the_smallest_selected_gpu_and_align():
+    p = plan(report(total=10 * GiB + 1000), rmm_pool_size=0.5, device_memory_limit="80%")
+    assert p.kwargs["rmm_pool_size"] % 256 == 0
+    assert p.kwargs["rmm_pool_size"] == ((10 * GiB + 1000) // 2) // 256 * 256
+    assert p.kwargs["device_memory_limit"] == int(0.8 * (10 * GiB + 1000))
+
+
+def test_async_instead_of_pool_never_both():
+    kw = plan(report(), rmm_async=True).kwargs
+    assert kw["rmm_async"] is True and "rmm_pool_size" not in kw
+
+
+@pytest.mark.parametrize("kw, parameter, fragment", [
+    ({"device_memory_limit": "64GiB"}, "device_memory_limit", "at most the GPU's memory (16.00 GiB on GPU 0"),
+    ({"rmm_pool_size": "17GiB"}, "rmm_pool_size", "at most the GPU's memory"),
+    ({"rmm_pool_size": "1GiB", "rmm_maximum_pool_size": "20GiB"}, "rmm_maximum_pool_size", "at most the GPU's memory"),
+    ({"CUDA_VISIBLE_DEVICES": "7"}, "CUDA_VISIBLE_DEVICES", "(indices: 0)"),
+    ({"CUDA_VISIBLE_DEVICES": "GPU-unknown"}, "CUDA_VISIBLE_DEVICES", "gpu-dask-kit doctor"),
+    ({"n_workers": 3}, "n_workers", "one worker per GPU (1 visible)"),
+    ({"protocol": "ucx"}, "protocol", "distributed-ucxx"),
+])
+def test_machine_checks_on_one_16gib_gpu(kw, parameter, fragment):
+    with pytest.raises(OptionError) as info:
+        plan(report(), **kw)
+    assert info.value.parameter == parameter
+    assert fragment in str(info.value)
+
+
+def test_rmm_options_without_rmm_say_which_extra():
+    with pytest.raises(OptionError, match=r"gpu-dask-kit\[gpu-cu12\]"):
+        plan(report(rmm=False), rmm_pool_size="1GiB")
+    p = plan(report(rmm=False))
+    assert "rmm_allocator_external_lib_list" not in p.kwargs and not p.client_cupy_rmm
+
+
+def test_device_gpu_without_gpu_is_an_error_with_the_reason():
+    with pytest.raises(OptionError) as info:
+        plan(report(n_gpus=0), device="gpu")
+    assert info.value.parameter == "device"
+    assert "no NVIDIA driver" in str(info.value) and "device='auto'" in str(info.value)
+
+
+def test_cpu_fallback_keeps_notebook_code_working_and_says_what_it_ignored():
+    p = plan(report(n_gpus=0), rmm_pool_size="1GiB", n_workers=2, memory_limit="1GiB")
+    assert p.backend == "cpu" and p.array_backend == "numpy" and p.dataframe_backend == "pandas"
+    assert p.kwargs["n_workers"] == 2 and p.kwargs["threads_per_worker"] == 4 and p.kwargs["memory_limit"] == GiB
+    assert "rmm_pool_size" not in p.kwargs
+    assert any("Ignored in CPU mode: rmm_pool_size" in n for n in p.notes)
+
+
+def test_cpu_requested_on_a_gpu_machine():
+    p = plan(report(n_gpus=2), device="cpu", n_workers=3)
+    assert p.backend == "cpu" and p.n_workers == 3
+
+
+def test_gpu_without_dask_cudf_keeps_pandas_dataframes():
+    p = plan(report(cudf=False))
+    assert p.dataframe_backend == "pandas" and p.array_backend == "cupy"
+    assert any("dask-cudf is not installed" in n for n in p.notes)
+
+
+def test_host_memory_larger_than_machine():
+    with pytest.raises(OptionError, match="at most the machine's memory"):
+        plan(report(n_gpus=0), memory_limit="100000TiB")
+
+
+def test_device_memory_limit_off():
+    assert plan(report(), device_memory_limit="off").kwargs["device_memory_limit"] == 0

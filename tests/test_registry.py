@@ -1,0 +1,87 @@
+import json
+import os
+import signal
+import stat
+
+import psutil
+import pytest
+
+from gpu_dask_kit import registry
+from gpu_dask_kit.cli import main as cli_main
+
+from .helpers import start_owner, wait_gone
+
+
+def test_ids_are_validated():
+    for bad in ["", "../../etc/passwd", "A" * 32, "0" * 31, "0" * 33, None, 7, "g" * 32]:
+        with pytest.raises(ValueError, match="not valid"):
+            registry.validate_session_id(bad)
+    with pytest.raises(KeyError, match="no session"):
+        registry.get_session("0" * 32)
+    with pytest.raises(KeyError):
+        registry.shutdown_session("0" * 32)
+
+
+def test_records_are_private_and_listed(runtime_dir):
+    rec = registry.register(scheduler_address="tcp://127.0.0.1:1", dashboard_link=None, backend="cpu", n_workers=0, options={})
+    assert stat.S_IMODE(rec.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(runtime_dir.stat().st_mode) == 0o700
+    [listed] = registry.list_sessions()
+    assert listed.id == rec.id and listed.alive and listed.to_dict()["stale"] is False
+    registry.unregister(rec.id)
+    assert registry.list_sessions() == []
+
+
+def test_garbage_and_foreign_files_are_ignored(runtime_dir):
+    runtime_dir.mkdir(exist_ok=True)
+    (runtime_dir / "session-broken.json").write_text("{not json")
+    (runtime_dir / f"session-{'a' * 32}.json").write_text(json.dumps({"id": "../x"}))
+    assert registry.list_sessions() == []
+
+
+def test_killed_owner_is_stale_and_cleanup_leaves_nothing(tmp_path, runtime_dir, capsys):
+    proc, info = start_owner(tmp_path, runtime_dir, n_workers=2)
+    try:
+        [record] = registry.list_sessions()
+        assert record.id == info["id"] and record.alive
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        [record] = registry.list_sessions()
+        assert record.stale if hasattr(record, "stale") else not record.alive
+        assert cli_main(["sessions"]) == 0
+        assert "STALE" in capsys.readouterr().out
+        assert cli_main(["sessions", "--cleanup"]) == 0
+        out = capsys.readouterr().out
+        assert f"removed stale session {info['id']}" in out and "1 stale session(s) cleaned up." in out
+        assert registry.list_sessions() == []
+        assert wait_gone(info["pids"], 15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in info["pids"]:
+            if psutil.pid_exists(pid):
+                psutil.Process(pid).kill()
+
+
+def test_workers_of_a_killed_owner_exit_by_themselves(tmp_path, runtime_dir):
+    proc, info = start_owner(tmp_path, runtime_dir, n_workers=1)
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert wait_gone(info["pids"], 20), "workers should notice the scheduler is gone (death_timeout) and exit"
+    finally:
+        for pid in info["pids"]:
+            if psutil.pid_exists(pid):
+                psutil.Process(pid).kill()
+
+
+def test_shutdown_of_another_processes_live_session(tmp_path, runtime_dir):
+    proc, info = start_owner(tmp_path, runtime_dir, n_workers=1)
+    try:
+        registry.shutdown_session(info["id"])
+        assert wait_gone(info["pids"], 15)
+        assert registry.list_sessions() == []
+    finally:
+        proc.kill()
+        proc.wait()

@@ -1,0 +1,61 @@
+import argparse
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpu_dask_kit import OptionError, add_cluster_args
+from gpu_dask_kit.options import option_names
+from gpu_dask_kit.scripts import flag_name, options_from_args
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse(*argv):
+    return add_cluster_args(argparse.ArgumentParser()).parse_args(list(argv))
+
+
+def test_one_flag_per_option_with_the_same_name():
+    args = parse()
+    for name in option_names():
+        assert hasattr(args, name)
+    help_text = add_cluster_args(argparse.ArgumentParser()).format_help()
+    for name in option_names():
+        assert flag_name(name) in help_text
+    assert "--cuda-visible-devices" in help_text
+
+
+def test_unset_flags_are_left_to_the_config():
+    assert options_from_args(parse()) == {}
+
+
+def test_flags_become_options():
+    args = parse("--device", "cpu", "--n-workers", "3", "--rmm-pool-size", "0.5", "--rmm-async",
+                 "--scheduler-file", "/tmp/s.json", "--cuda-visible-devices", "0,1")
+    assert options_from_args(args) == {"device": "cpu", "n_workers": 3, "rmm_pool_size": "0.5", "rmm_async": True,
+                                       "scheduler_file": "/tmp/s.json", "CUDA_VISIBLE_DEVICES": "0,1"}
+    assert options_from_args(parse("--no-rmm-async"))["rmm_async"] is False
+
+
+def test_bad_flag_values_get_the_kit_error():
+    from gpu_dask_kit import ClusterOptions
+
+    with pytest.raises(OptionError, match="n_workers=-2"):
+        ClusterOptions.from_config(**options_from_args(parse("--n-workers", "-2")))
+
+
+def test_example_script_runs_end_to_end(runtime_dir):
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "train_script.py"), "--device", "cpu",
+                          "--n-workers", "1", "--memory-limit", "1GiB", "--rows", "2000"],
+                         capture_output=True, text=True, timeout=180, env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "backend=cpu workers=1 largest singular value=" in out.stdout
+    assert list(runtime_dir.glob("session-*.json")) == []
+
+
+def test_example_script_reports_bad_flags_clearly(runtime_dir):
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "train_script.py"), "--n-workers", "0"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "n_workers=0 is not accepted: expected a whole number >= 1" in out.stderr

@@ -8,6 +8,7 @@ cuML) are looked up by their installed metadata, not imported, for the same reas
 from __future__ import annotations
 
 import enum
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -164,10 +165,16 @@ def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
 _LIBRARIES = ("dask", "distributed", "dask_cuda", "rmm", "cupy", "cudf", "dask_cudf", "cuml", "distributed_ucxx")
 
 
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """Top-level module -> distribution names (scanning site-packages once per process)."""
+    return importlib.metadata.packages_distributions()
+
+
 def _library(module: str) -> LibraryInfo:
     if importlib.util.find_spec(module) is None:
         return LibraryInfo(False, None)
-    dists = importlib.metadata.packages_distributions().get(module, [])
+    dists = _distributions().get(module, [])
     version = None
     for dist in dists:
         try:

@@ -1,0 +1,66 @@
+"""The JSON models the server extension adds to the core's (one function per model).
+
+``labextension/src/models.ts`` mirrors each of them by name.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+from urllib.parse import urlsplit
+
+__all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply"]
+
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""}
+
+_TOTALS = ("host_memory_used", "host_memory_limit", "device_memory_used", "device_memory_limit",
+           "spilled_to_host", "spilled_to_disk")
+
+
+def memory_totals(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Totals over the workers of a ``ClusterMemory.to_dict()`` (``null`` fields count as 0).
+
+    >>> memory_totals({"workers": [{"host_memory_used": 5, "host_memory_limit": 10, "device_memory_used": None}]})["host_memory_used"]
+    5
+    """
+    workers = snapshot.get("workers") or []
+    totals: dict[str, Any] = {"workers": len(workers)}
+    for key in _TOTALS:
+        totals[key] = int(sum((w.get(key) or 0) for w in workers))
+    return totals
+
+
+def dashboard_path(dashboard_link: str | None, proxy: bool) -> str | None:
+    """The dashboard path relative to the server's base URL, through jupyter-server-proxy.
+
+    Only for a dashboard on this machine and only when the proxy is enabled; otherwise None
+    (the front end then uses ``dashboard_link`` as it is).
+
+    >>> dashboard_path("http://127.0.0.1:8787/status", proxy=True)
+    'proxy/8787/status'
+    >>> dashboard_path("http://127.0.0.1:8787/status", proxy=False) is None
+    True
+    >>> dashboard_path("/user/ada/proxy/8787/status", proxy=True) is None
+    True
+    """
+    if not proxy or not dashboard_link:
+        return None
+    parts = urlsplit(dashboard_link)
+    if not parts.scheme or parts.hostname not in _LOCAL_HOSTS or parts.port is None:
+        return None
+    return f"proxy/{parts.port}{parts.path or '/status'}"
+
+
+def session_model(record: dict[str, Any], memory: dict[str, Any] | None, *, in_server: bool, proxy: bool) -> dict[str, Any]:
+    """One item of ``GET sessions``: ``SessionRecord.to_dict()`` plus ``dashboard_path``, ``in_server``, ``memory``."""
+    return dict(record, dashboard_path=dashboard_path(record.get("dashboard_link"), proxy),
+                in_server=in_server, memory=memory)
+
+
+def sessions_reply(records: Iterable[dict[str, Any]], memory: dict[str, dict[str, Any] | None],
+                   in_server: set[str], proxy: bool) -> dict[str, Any]:
+    """The model of ``GET gpu-dask-kit/api/sessions``."""
+    return {
+        "sessions": [session_model(r, memory.get(r["id"]), in_server=r["id"] in in_server, proxy=proxy) for r in records],
+        "time": time.time(),
+    }

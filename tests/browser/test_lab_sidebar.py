@@ -1,0 +1,192 @@
+"""The GPU Dask sidebar, Launcher card and dask-labextension integration in a real JupyterLab.
+
+One ``jupyter lab`` for the module, a fresh page per test. Real clusters only (CPU here).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import REPO, execute, kernel_client, run_command, save_screenshot
+
+SIDEBAR = "#gpu-dask-kit-sidebar"
+OURS = ("gpu-dask-kit", "gpu_dask_kit")
+
+
+def our_errors(page) -> list[str]:
+    return [e for e in page.console_errors if any(k in e for k in OURS)]
+
+
+def show_sidebar(page):
+    run_command(page, "gpu-dask-kit:show-sidebar")
+    page.wait_for_selector(f"{SIDEBAR} .gdk-gpus", state="visible", timeout=15_000)
+    return page.locator(SIDEBAR)
+
+
+def session_row(page, session_id: str):
+    return page.locator(f"{SIDEBAR} li.gdk-session[data-session-id='{session_id}']")
+
+
+def registry_ids(server, kind: str | None = None) -> list[str]:
+    status, model = server.api("gpu-dask-kit/api/sessions")
+    assert status == 200, model
+    return [s["id"] for s in model["sessions"] if kind is None or s["kind"] == kind]
+
+
+def wait_until(predicate, timeout=15.0, interval=0.2):
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            return value
+        time.sleep(interval)
+    return value
+
+
+@pytest.fixture(scope="module")
+def workshop_notebook(lab_server) -> Path:
+    """``00_start_here.ipynb`` in the server root: the real one when the repo has it, else a stub."""
+    target = lab_server.root_dir / "00_start_here.ipynb"
+    real = REPO / "notebooks" / "00_start_here.ipynb"
+    if real.exists():
+        target.write_bytes(real.read_bytes())
+    else:
+        target.write_text(json.dumps({
+            "cells": [{"id": "start", "cell_type": "markdown", "metadata": {}, "source": ["# Start here (test stub)"]}],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}))
+    return target
+
+
+def test_page_loads_and_sidebar_shows_cpu_mode(lab_page, lab_server):
+    from gpu_dask_kit.backend import detect
+
+    sidebar = show_sidebar(lab_page)
+    if detect().gpus:
+        lab_page.wait_for_selector(f"{SIDEBAR} .gdk-gpu-card", timeout=15_000)
+    else:
+        notice = sidebar.locator(".gdk-cpu-mode")
+        notice.wait_for(timeout=15_000)
+        assert "No GPU: CPU mode" in notice.inner_text()
+        assert notice.locator(".gdk-reason").inner_text().strip()
+    sidebar.locator(".gdk-no-sessions").wait_for(timeout=15_000)
+    assert our_errors(lab_page) == []
+    # the extension is listed enabled and OK in the page config (no build error)
+    ids = lab_page.evaluate("() => window.jupyterapp.commands.listCommands().filter(c => c.startsWith('gpu-dask-kit:'))")
+    assert set(ids) >= {"gpu-dask-kit:open-workshop", "gpu-dask-kit:check-environment", "gpu-dask-kit:show-sidebar"}
+
+
+def test_check_environment_dialog(lab_page):
+    sidebar = show_sidebar(lab_page)
+    sidebar.locator("button.gdk-check-env").click()
+    dialog = lab_page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=15_000)
+    text = dialog.inner_text()
+    assert "Mode:" in text and "distributed" in text and "Python" in text
+    save_screenshot(lab_page, "environment-dialog")
+    dialog.locator("button:has-text('Close')").click()
+    assert our_errors(lab_page) == []
+
+
+def test_kernel_cluster_appears_and_shut_down_removes_it(lab_page, lab_server):
+    sidebar = show_sidebar(lab_page)
+    with kernel_client(lab_server) as kc:
+        out = execute(kc, "import gpu_dask_kit, os\n"
+                          "s = gpu_dask_kit.start_cluster(device='cpu', n_workers=1, verbose=False)\n"
+                          "print(s.id, os.getpid())")
+        sid, kernel_pid = out.split()
+        record = json.loads((lab_server.runtime_dir / f"session-{sid}.json").read_text())
+        pids = [p["pid"] for p in record["processes"]]
+        assert pids and all(psutil.pid_exists(p) for p in pids)
+
+        started = time.monotonic()
+        row = session_row(lab_page, sid)
+        row.wait_for(timeout=10_000)
+        appeared = time.monotonic() - started
+        assert "CPU" in row.inner_text() and "notebook" in row.inner_text()
+        assert row.locator("a.gdk-dashboard-link").get_attribute("href")
+        # memory totals arrive from the scheduler within a poll or two
+        row.locator(".gdk-session-memory").wait_for(timeout=15_000)
+        sidebar.screenshot(path=str(REPO / "test-artifacts" / "sidebar-cpu-session.png"))
+        save_screenshot(lab_page, "lab-with-sidebar-session")
+
+        row.locator("button.gdk-shutdown").click()
+        row.wait_for(state="detached", timeout=30_000)
+        _, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=20)
+        assert not alive, f"workers still running after Shut down: {[p.pid for p in alive]}"
+        assert sid not in registry_ids(lab_server)
+        assert not (lab_server.runtime_dir / f"session-{sid}.json").exists()
+        assert psutil.pid_exists(int(kernel_pid))  # the kernel itself is not ours to stop
+    assert appeared < 10
+    assert our_errors(lab_page) == []
+
+
+def test_stale_session_is_marked_and_can_be_removed(lab_page, lab_server):
+    # a process registers a session and exits: its record is stale
+    code = ("from gpu_dask_kit import registry\n"
+            "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
+            " n_workers=1, options={}, kind='script')\nprint(r.id)")
+    sid = subprocess.run([sys.executable, "-c", code], env=lab_server.env, capture_output=True, text=True,
+                         check=True, timeout=60).stdout.strip()
+    show_sidebar(lab_page)
+    row = session_row(lab_page, sid)
+    row.wait_for(timeout=10_000)
+    assert row.locator(".gdk-stale").is_visible()
+    row.locator("button.gdk-shutdown").click()
+    row.wait_for(state="detached", timeout=30_000)
+    assert sid not in registry_ids(lab_server)
+
+
+def test_launcher_card_opens_the_workshop_notebook(lab_page, workshop_notebook):
+    run_command(lab_page, "launcher:create")
+    card = lab_page.locator(".jp-LauncherCard:has-text('GPU Dask workshop')").first
+    card.wait_for(timeout=15_000)
+    card.click()
+    lab_page.wait_for_selector(".lm-TabBar-tab:has-text('00_start_here.ipynb')", timeout=20_000)
+    lab_page.locator(".jp-NotebookPanel:visible").first.wait_for(timeout=20_000)
+    save_screenshot(lab_page, "workshop-opened")
+    assert our_errors(lab_page) == []
+
+
+def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
+    if not lab_page.evaluate("() => window.jupyterapp.commands.hasCommand('dask:launch-cluster')"):
+        pytest.skip("dask-labextension's front end is not installed")
+    before = set(registry_ids(lab_server))
+    lab_page.evaluate("() => window.jupyterapp.shell.activateById('dask-dashboard-launcher')")
+    new = lab_page.locator("#dask-dashboard-launcher [data-command='dask:launch-cluster']").first
+    new.wait_for(timeout=15_000)
+    new.click()
+    ids = wait_until(lambda: set(registry_ids(lab_server, kind="labextension")) - before, timeout=60)
+    assert ids, "dask-labextension's + NEW did not create a kit (labextension) session"
+    (sid,) = ids
+    record = json.loads((lab_server.runtime_dir / f"session-{sid}.json").read_text())
+    assert record["owner"]["pid"] == lab_server.pid  # the cluster lives in the Jupyter server
+    pids = [p["pid"] for p in record["processes"]]
+    assert pids
+
+    show_sidebar(lab_page)
+    row = session_row(lab_page, sid)
+    row.wait_for(timeout=10_000)
+    assert "labextension" in row.inner_text()
+    # "Open in Dask pane" puts the (proxied) dashboard URL into dask-labextension's URL box
+    row.locator("button.gdk-open-pane").click()
+    port = record["dashboard_link"].rsplit(":", 1)[1].split("/")[0]
+    lab_page.wait_for_function(
+        "port => [...document.querySelectorAll('#dask-dashboard-launcher input')].some(i => i.value.includes(port))",
+        arg=port, timeout=10_000)
+    show_sidebar(lab_page)
+    save_screenshot(lab_page, "dask-new-cluster-in-sidebar")
+    row.locator("button.gdk-shutdown").click()
+    row.wait_for(state="detached", timeout=30_000)
+    _, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=20)
+    assert not alive
+    # dask-labextension's own list dropped it too (we closed it through its manager)
+    status, clusters = lab_server.api("dask/clusters")
+    assert status == 200 and clusters == []
+    assert our_errors(lab_page) == []

@@ -22,10 +22,10 @@ def test_memory_snapshot_of_a_real_cpu_cluster(no_leaks):
 
 def test_host_to_disk_spilling_is_reported(no_leaks):
     # A tiny memory limit makes the worker spill its task results to disk.
-    with kit.start_cluster(verbose=False, n_workers=1, memory_limit="200MiB") as session:
+    with kit.start_cluster(verbose=False, n_workers=1, memory_limit="400MiB") as session:
         from gpu_dask_kit.compute import random_array
 
-        x = random_array((12_000, 1000), chunks=(1000, 1000), seed=0).persist()  # 96 MB
+        x = random_array((40_000, 1000), chunks=(1000, 1000), seed=0).persist()  # 320 MB > 60% target of 400 MiB
         from distributed import wait
 
         wait(x)

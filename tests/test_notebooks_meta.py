@@ -1,0 +1,158 @@
+"""Structure of the teaching notebooks (DESIGN.md rule 12), checked without executing them.
+
+Executing them is nbval's job (`pytest --nbval notebooks ...`) and the venue check's (`gpu-dask-kit check`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+EXPECTED = [
+    "00_start_here", "01_gpu_cluster_setup", "02_arrays_and_svd", "03_dataframes_groupby", "04_map_partitions",
+    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters",
+]
+#: Removed or deprecated APIs that old GPU-Dask notebooks still use (DESIGN.md, "Things users complain about").
+REMOVED_APIS = ["rmm.rmm_cupy_allocator", "from_dask_dataframe", "jit_unspill", "rmm.reinitialize(pool_allocator"]
+IGNORE_MARKER = "# NBVAL_IGNORE_OUTPUT"
+
+
+def _load(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def _code(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def notebook(request):
+    return request.param, _load(request.param)
+
+
+def test_the_expected_notebooks_exist():
+    assert [p.stem for p in NOTEBOOKS] == EXPECTED
+
+
+def test_numbering_is_consecutive_and_names_are_snake_case():
+    for index, path in enumerate(NOTEBOOKS):
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", path.stem), path.name
+        assert int(path.stem[:2]) == index, f"{path.name}: expected number {index:02d}"
+
+
+def test_readme_outline_lists_every_notebook_once_in_order():
+    text = (NOTEBOOK_DIR / "README.md").read_text()
+    rows = re.findall(r"^\|\s*\[?`?(\d\d_[a-z0-9_]+)", text, flags=re.MULTILINE)
+    assert rows == [p.stem for p in NOTEBOOKS], f"notebooks/README.md table rows {rows}"
+    header = text.split("\n|", 1)[1].splitlines()[0].lower()
+    for column in ("notebook", "topics", "time", "gpu-only"):
+        assert column in header, f"README table needs a {column!r} column: {header}"
+
+
+def test_title_objectives_and_time_come_first(notebook):
+    path, nb = notebook
+    first = nb.cells[0]
+    assert first.cell_type == "markdown"
+    title = first.source.splitlines()[0]
+    assert title.startswith(f"# {path.stem[:2]} "), f"{path.name}: the first line should be '# {path.stem[:2]} · Title', got {title!r}"
+    assert "**Objectives**" in first.source, f"{path.name}: objectives missing from the first cell"
+    assert re.search(r"\*\*Estimated time:\*\* \d+ minutes", first.source), f"{path.name}: estimated time missing"
+
+
+def test_parameters_cell_sets_scale_from_the_environment_then_the_kit_starts_the_cluster(notebook):
+    path, nb = notebook
+    code = _code(nb)
+    params = code[0]
+    assert "parameters" in params.metadata.get("tags", []), f"{path.name}: first code cell should be tagged 'parameters'"
+    assert 'SCALE = os.environ.get("GPU_DASK_KIT_SCALE", "small")' in params.source
+    assert "FULL" in params.source and "CPU_CLUSTER" in params.source
+    starts = [i for i, c in enumerate(code) if "kit.start_cluster(" in c.source]
+    assert starts, f"{path.name}: the kit never starts a cluster"
+    # Right after the parameters (00 shows the environment report first: two short cells, then the start).
+    assert starts[0] <= 3, f"{path.name}: the cluster should start right after the parameters (code cell {starts[0]})"
+
+
+def test_exercises_have_prompt_empty_cell_collapsed_solution_then_self_check(notebook):
+    path, nb = notebook
+    cells = nb.cells
+    found = 0
+    for i, cell in enumerate(cells):
+        if "exercise" not in cell.metadata.get("tags", []):
+            continue
+        found += 1
+        prompt, solution, check = cells[i - 1], cells[i + 1], cells[i + 2]
+        assert prompt.cell_type == "markdown" and "**Exercise.**" in prompt.source, f"{path.name} cell {i}: prompt missing"
+        assert cell.cell_type == "code" and cell.source.strip() == "# your code here", f"{path.name} cell {i}: the learner's cell should be empty"
+        assert "solution" in solution.metadata.get("tags", []), f"{path.name} cell {i + 1}: solution should follow the empty cell"
+        assert solution.metadata.get("jupyter", {}).get("source_hidden") is True, f"{path.name} cell {i + 1}: solution not collapsed"
+        assert "self-check" in check.metadata.get("tags", []), f"{path.name} cell {i + 2}: self-check should follow the solution"
+        assert "assert " in check.source, f"{path.name} cell {i + 2}: the self-check should assert"
+        defined = set(re.findall(r"^([A-Za-z_]\w*)\s*=", solution.source, flags=re.MULTILINE))
+        read = {name for name in defined if re.search(rf"\b{name}\b", check.source)}
+        assert read, f"{path.name} cell {i + 2}: the self-check should read a variable the solution defines ({sorted(defined)})"
+    assert found >= 1, f"{path.name}: at least one exercise"
+
+
+def test_last_code_cell_closes_the_session(notebook):
+    path, nb = notebook
+    last = _code(nb)[-1]
+    assert "session.close()" in last.source, f"{path.name}: the last code cell should close the session"
+
+
+def test_no_removed_apis(notebook):
+    path, nb = notebook
+    for cell in nb.cells:
+        for api in REMOVED_APIS:
+            assert api not in cell.source, f"{path.name}: uses the removed API {api!r}"
+
+
+def test_ignore_markers_are_on_their_own_first_line(notebook):
+    """nbval only honours the marker when the comment is exactly NBVAL_IGNORE_OUTPUT."""
+    path, nb = notebook
+    for cell in _code(nb):
+        if "NBVAL_IGNORE_OUTPUT" in cell.source:
+            assert cell.source.splitlines()[0] == IGNORE_MARKER, f"{path.name}: {cell.source.splitlines()[0]!r}"
+
+
+def test_outputs_are_stored_and_free_of_errors(notebook):
+    """The notebooks are committed executed (nbval compares against these outputs), in order."""
+    path, nb = notebook
+    counts = [c.execution_count for c in _code(nb)]
+    assert all(isinstance(n, int) for n in counts), f"{path.name}: not executed (refresh with `make notebooks`)"
+    assert counts == sorted(counts), f"{path.name}: cells were executed out of order"
+    for cell in _code(nb):
+        for output in cell.outputs:
+            assert output.output_type != "error", f"{path.name}: stored error output {output.get('ename')}"
+            text = output.get("text", "")
+            assert "Traceback" not in text, f"{path.name}: a traceback in stored output"
+
+
+def test_trailing_semicolons_are_not_used_to_hide_output(notebook):
+    path, nb = notebook
+    for cell in _code(nb):
+        lines = [line for line in cell.source.splitlines() if line.strip() and not line.strip().startswith("#")]
+        if lines:
+            assert not lines[-1].rstrip().endswith(";"), f"{path.name}: assign to _ instead of a trailing ';'"
+
+
+def test_machine_dependent_cells_are_ignored(notebook):
+    """Timings and dashboard links change every run: such cells carry the ignore marker."""
+    path, nb = notebook
+    for cell in _code(nb):
+        risky = ("perf_counter()" in cell.source and "print" in cell.source) or cell.source.strip().endswith("dashboard_link")
+        if risky:
+            assert cell.source.startswith(IGNORE_MARKER), f"{path.name}: mark this cell {IGNORE_MARKER}: {cell.source[:80]!r}"
+
+
+def test_sanitize_file_has_only_complete_pairs():
+    text = (NOTEBOOK_DIR / "nbval-sanitize.cfg").read_text()
+    regexes = re.findall(r"^regex: (.*)$", text, flags=re.MULTILINE)
+    pairs = re.findall(r"^regex: (.*)$\n^replace: (.+)$", text, flags=re.MULTILINE)
+    assert regexes and len(pairs) == len(regexes), "every regex needs a non-empty replace: line right after it"
+    for regex, _ in pairs:
+        re.compile(regex)

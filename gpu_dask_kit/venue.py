@@ -80,19 +80,26 @@ def _environ(**values: str | None) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _kernel_manager():
-    """A kernel manager whose ``python3`` kernel is this interpreter (like nbval's --nbval-current-env),
-    so the check tests the environment it is run from, whatever kernelspecs are installed."""
+def _kernel_manager_class():
+    """A kernel manager class whose ``python3`` kernel is this interpreter (like nbval's --nbval-current-env),
+    so the check tests the environment it is run from, whatever kernelspecs are installed. nbclient creates
+    (and therefore shuts down) one kernel per notebook with it."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
 
-    class _CurrentEnvSpecs(KernelSpecManager):
+    class CurrentEnvSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
             return KernelSpec(argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
                               display_name="Python 3 (ipykernel)", language="python",
                               resource_dir=os.path.dirname(__file__))
 
-    return KernelManager(kernel_name="python3", kernel_spec_manager=_CurrentEnvSpecs())
+    class CurrentEnvKernelManager(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _current_env_specs(self) -> KernelSpecManager:
+            return CurrentEnvSpecs(data_dir="")
+
+    return CurrentEnvKernelManager
 
 
 def _cell_error(nb: Any) -> tuple[str | None, int | None]:
@@ -121,7 +128,8 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     deadline = time.monotonic() + timeout
-    client = NotebookClient(nb, km=_kernel_manager(), timeout=timeout, record_timing=False, allow_errors=False,
+    client = NotebookClient(nb, kernel_manager_class=_kernel_manager_class(), kernel_name="python3", timeout=timeout,
+                            record_timing=False, allow_errors=False,
                             timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     error = cell = None

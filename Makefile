@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test test-unit test-browser test-notebooks notebooks check bench doctor clean
+.PHONY: setup lab test test-unit test-browser test-notebooks reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -33,13 +33,18 @@ test: setup
 	$(MAKE) --no-print-directory test-unit test-browser test-notebooks
 
 test-unit: setup
-	$(BIN)/python -m pytest tests --ignore=tests/browser -p no:cacheprovider
+	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability -p no:cacheprovider
 
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
 
 test-notebooks: setup
 	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg --nbval-current-env -p no:cacheprovider
+
+# Faults and workshop load (killed workers and kernels, restarts, 20 re-runs, 8 concurrent kernels): a few
+# minutes, so separate from `make test`; .ci/run runs both. Figures: docs/reliability.md.
+reliability: setup
+	$(BIN)/python -m pytest tests/reliability -p no:cacheprovider
 
 # For instructors: re-execute every notebook (small scale) and store the fresh outputs.
 notebooks: setup

@@ -17,7 +17,7 @@ from typing import Any
 import dask.config
 import psutil
 
-from . import registry
+from . import registry, tracking
 from .backend import EnvironmentReport, detect
 from .errors import ClusterStartError, ConnectError, OptionError
 from .links import dashboard_link_for
@@ -139,6 +139,34 @@ class ClusterSession:
         return f"<ClusterSession {self.backend} {state} scheduler={self.client.scheduler.address if not self._closed else '-'}>"
 
     # -- lifecycle -----------------------------------------------------------------------------------
+    def scale(self, n_workers: int, timeout: float = 60.0) -> "ClusterSession":
+        """Change the number of workers to ``n_workers`` and wait until exactly that many are connected.
+
+        Checked like ``start_cluster(n_workers=...)`` before anything changes (on a GPU machine at most one
+        worker per visible GPU). The session's registry record follows, so ``gpu-dask-kit sessions`` and the
+        sidebar show the new workers and can stop them.
+        """
+        if self._closed:
+            raise ClusterStartError("This session is closed; start a new one with gpu_dask_kit.start_cluster().")
+        if self.options.connect_mode or self.cluster is None:
+            raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started",
+                              "this session is a connection to an existing scheduler: scale that cluster where it was started")
+        options = self.options.replace(n_workers=n_workers)  # type and range checks
+        make_plan(options, detect(options.device))  # hardware checks, e.g. one worker per GPU
+        self.cluster.scale(options.n_workers)
+        deadline = time.monotonic() + timeout
+        while self.n_workers != options.n_workers:
+            if time.monotonic() > deadline:
+                raise ClusterStartError(f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
+                                        f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart.")
+            time.sleep(0.1)
+        self.options = options
+        known = {p.pid for p in self._worker_procs}
+        self._worker_procs += [p for p in _worker_processes(self.client) if p.pid not in known]
+        if self.record is not None:
+            tracking.sync_record(self.record, tracking.worker_pids(self.cluster))
+        return self
+
     def __enter__(self) -> "ClusterSession":
         return self
 
@@ -168,7 +196,8 @@ class ClusterSession:
         except Exception:
             pass  # processes are checked below whatever the cluster said
         finally:
-            _reap(self._worker_procs, timeout)
+            recorded = self.record.live_processes() if self.record is not None else []
+            _reap(list({p.pid: p for p in self._worker_procs + recorded}.values()), timeout)
             dask.config.set(self._previous_config)
             if self.record is not None:
                 registry.unregister(self.record.id)
@@ -263,6 +292,7 @@ def _start_local(opts: ClusterOptions, kind: str) -> ClusterSession:
             scheduler_address=client.scheduler.address, dashboard_link=session.dashboard_link, backend=plan.backend,
             n_workers=plan.n_workers, options=opts.to_dict(), kind=kind,
             worker_pids=[p.pid for p in session._worker_procs], closer=session.close)
+        tracking.follow_workers(cluster, session.record)
         return session
     except BaseException as exc:
         _abort(client, cluster)

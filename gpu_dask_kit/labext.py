@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from . import registry
+from . import registry, tracking
 from .backend import detect
 from .cluster import build_cluster
 from .links import dashboard_link_for
@@ -59,12 +59,6 @@ async def _start_async(options: ClusterOptions):
     return cluster
 
 
-def _worker_pids(cluster: Any) -> list[int]:
-    scheduler = getattr(cluster, "scheduler", None)
-    workers = getattr(scheduler, "workers", None) or {}
-    return [int(ws.pid) for ws in workers.values() if getattr(ws, "pid", None)]
-
-
 def _dashboard(cluster: Any, options: ClusterOptions) -> str | None:
     try:
         port = cluster.scheduler_info.get("services", {}).get("dashboard")
@@ -79,9 +73,10 @@ def _register(cluster: Any, options: ClusterOptions, plan: Any) -> registry.Sess
     record = registry.register(
         scheduler_address=cluster.scheduler_address, dashboard_link=_dashboard(cluster, options),
         backend=plan.backend, n_workers=len(getattr(cluster, "workers", {}) or {}) or plan.n_workers,
-        options=options.to_dict(), kind="labextension", worker_pids=_worker_pids(cluster),
+        options=options.to_dict(), kind="labextension", worker_pids=tracking.worker_pids(cluster),
     )
     _unregister_on_close(cluster, record.id)
+    tracking.follow_workers(cluster, record)  # scaling from the Dask pane updates the record
     _clusters[record.id] = cluster
     return record
 

@@ -218,3 +218,54 @@ def test_sessions_close_at_interpreter_exit(runtime_dir, tmp_path):
         time.sleep(0.2)
     assert not any(psutil.pid_exists(p) for p in pids)
     assert list(runtime_dir.glob("session-*.json")) == []
+
+
+def _recorded_pids(runtime_dir):
+    files = list(runtime_dir.glob("session-*.json"))
+    assert len(files) == 1
+    return sorted(p["pid"] for p in json.loads(files[0].read_text())["processes"])
+
+
+def _wait_for(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def test_scale_updates_the_registry_and_close_stops_the_new_workers(no_leaks, runtime_dir):
+    session = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit="1GiB", verbose=False)
+    first = _recorded_pids(runtime_dir)
+    assert session.scale(3) is session and session.n_workers == 3
+    pids = sorted(w.pid for w in session.memory().workers)
+    assert len(pids) == 3 and set(first) < set(pids)
+    assert _recorded_pids(runtime_dir) == pids  # what `sessions --cleanup` and the sidebar would stop
+    assert json.loads(next(runtime_dir.glob("session-*.json")).read_text())["n_workers"] == 3
+    session.scale(2)
+    assert session.n_workers == 2 and _wait_for(lambda: len(_recorded_pids(runtime_dir)) == 2)
+    session.close()
+    assert not wait_for_no_new_children(no_leaks)
+    assert not any(psutil.pid_exists(p) for p in pids)
+
+
+@pytest.mark.parametrize("value, accepted", [(0, "whole number"), ("two", "whole number"), (True, "whole number")])
+def test_scale_rejects_bad_values_and_leaves_the_cluster_as_it_was(no_leaks, value, accepted):
+    session = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit="1GiB", verbose=False)
+    with pytest.raises(OptionError, match="n_workers") as info:
+        session.scale(value)
+    assert accepted in str(info.value)
+    assert session.n_workers == 1 and session.options.n_workers == 1 and session.is_alive()
+    session.close()
+
+
+def test_a_restarted_worker_is_followed_in_the_registry(no_leaks, runtime_dir):
+    session = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit="1GiB", verbose=False)
+    (old,) = _recorded_pids(runtime_dir)
+    os.kill(old, 9)  # the nanny starts a new worker process
+    assert _wait_for(lambda: _recorded_pids(runtime_dir) not in ([old], [])), _recorded_pids(runtime_dir)
+    (new,) = _recorded_pids(runtime_dir)
+    assert new != old and psutil.pid_exists(new)
+    session.close()
+    assert not psutil.pid_exists(new) or psutil.Process(new).status() == psutil.STATUS_ZOMBIE

@@ -55,4 +55,11 @@ def test_gpu_extras_match_each_other():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         extras = tomllib.load(f)["project"]["optional-dependencies"]
     strip = lambda reqs: {re.sub(r"-cu1[23]$|-cuda1[23]x$", "", n) for n in _names(reqs)}
-    assert strip(extras["gpu-cu12"]) == strip(extras["gpu-cu13"]) == {"cudf", "dask-cudf", "cuml", "rmm", "cupy"}
+    assert strip(extras["gpu-cu12"]) == strip(extras["gpu-cu13"]) == {"dask-cuda", "cudf", "dask-cudf", "cuml", "rmm", "cupy"}
+    assert "dask-cuda[cu12]" in " ".join(extras["gpu-cu12"]) and "dask-cuda[cu13]" in " ".join(extras["gpu-cu13"])
+
+
+def test_cpu_install_does_not_pull_cuda_wheels():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        core = _names(tomllib.load(f)["project"]["dependencies"])
+    assert not core & {"dask-cuda", "cupy", "rmm", "cudf", "cuml"}, core

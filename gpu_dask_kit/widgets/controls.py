@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import threading
-import time
 from typing import Any, Callable
 
 import ipywidgets as widgets
@@ -136,13 +135,7 @@ class ClusterControls(widgets.VBox):
             return self._set_error("Type the number of workers to scale to in n_workers, then press Scale.")
 
         def scale() -> ClusterSession:
-            session.cluster.scale(n)
-            deadline = time.monotonic() + _SCALE_TIMEOUT
-            while session.n_workers != n:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"the cluster did not reach {n} workers within {_SCALE_TIMEOUT:g} s")
-                time.sleep(0.2)
-            return session
+            return session.scale(n, timeout=_SCALE_TIMEOUT)  # checks n, waits, updates the registry
 
         self._run(f"Scaling to {n} worker(s)", scale)
 

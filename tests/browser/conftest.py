@@ -39,8 +39,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
+# --disable-crash-reporter / --disable-crashpad-for-testing: Debian's chromium otherwise starts
+# chrome_crashpad_handler daemons that re-parent to PID 1 and outlive the browser.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-crash-reporter", "--disable-crashpad-for-testing"]
 LAB_READY = "#jp-main-dock-panel"
 
 

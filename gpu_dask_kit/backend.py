@@ -216,7 +216,8 @@ def choose_backend(requested: str, gpus: list, libraries: dict[str, LibraryInfo]
     ('gpu', <Reason.OK: 'ok'>)
     """
     if requested == "cpu":
-        return "cpu", Reason.DISABLED, "CPU mode was asked for (device='cpu'), so the GPUs are not used."
+        unused = f", so the {len(gpus)} GPU(s) here are not used" if gpus else ""
+        return "cpu", Reason.DISABLED, f"CPU mode was asked for (device='cpu'){unused}."
     if nvml_failure is not None:
         return "cpu", nvml_failure[0], f"CPU mode: {nvml_failure[1]}"
     if not gpus:

@@ -6,16 +6,17 @@ snapshots and renders the HTML/SVG, exactly as in a notebook; outside a kernel t
 front end to go to, so the browser's rendering cost is not part of this figure). Repetitions are
 interleaved (off/on, on/off, ...) so drift from other load on the machine hits both conditions alike.
 
-    python bench/bench_monitor.py                 # ~30 s on 2 cores; CPU cluster (GPU with --device gpu)
+    python -m bench.bench_monitor [--reps 6] [--quick]   # ~30 s on 2 cores; CPU cluster (GPU with --device gpu)
 
 Also run by ``make bench`` (``python -m bench``). Writes ``bench/results/<date>-<machine>-monitor.json`` and
 ``.md`` through ``bench/common.py`` (``bench/RESULTS.md`` is regenerated from those). Never asserted as a test.
+The SVD-sized version of this measurement, with the sidebar's GPU sampler as a third condition, is
+``bench/bench_overheads.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import statistics
 import sys
@@ -23,10 +24,13 @@ import time
 from pathlib import Path
 
 try:
-    from .common import machine, stats, write
+    from . import common
 except ImportError:  # run as a script: python bench/bench_monitor.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench.common import machine, stats, write
+    from bench import common
+stats = common.stats
+
+NAME = "monitor"
 
 
 def workload(size: int, chunks: int, repeats: int) -> float:
@@ -63,11 +67,12 @@ def refresh_cost(session, monitor_class, n: int = 30) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
-    import dask
-    import distributed
-
     import gpu_dask_kit
     from gpu_dask_kit.widgets import MemoryMonitor
+
+    if args.quick:
+        args.size, args.chunks, args.repeats = min(args.size, 600), min(args.chunks, 300), 1
+    args.reps = common.reps(args, 6)
 
     session = gpu_dask_kit.start_cluster(device=args.device, n_workers=args.workers, threads_per_worker=1, verbose=False)
     times: dict[str, list[float]] = {"off": [], "on": []}
@@ -92,13 +97,10 @@ def run(args: argparse.Namespace) -> dict:
     off, on = stats(times["off"]), stats(times["on"])
     pairs = [b / a - 1 for a, b in zip(times["off"], times["on"])]
     return {
-        "benchmark": "monitor overhead", "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "workload": f"(x + x.T).std(axis=0).sum() on a {args.size}x{args.size} float64 dask array, chunks {args.chunks}, "
                     f"x{args.repeats} per repetition",
         "interval_s": args.interval, "backend": backend, "n_workers": n_workers, "threads_per_worker": 1,
-        "machine": {**machine(), "dask": dask.__version__, "distributed": distributed.__version__,
-                    "loadavg_at_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None},
-        "seconds": times, "off": off, "on": on, "monitor_ticks_per_rep": ticks, "refresh_cost": cost,
+        "samples": times, "off": off, "on": on, "monitor_ticks_per_rep": ticks, "refresh_cost": cost,
         "overhead_bound_cpu": cost["cpu_ms"] / 1000 / args.interval / (os.cpu_count() or 1),
         "overhead_median": on["median"] / off["median"] - 1, "overhead_min": on["min"] / off["min"] - 1,
         "overhead_paired_median": statistics.median(pairs),
@@ -110,38 +112,32 @@ def markdown(result: dict) -> str:
             for name, r in (("off", result["off"]), (f"on ({result['interval_s']:g} s refresh)", result["on"]))]
     m, c = result["machine"], result["refresh_cost"]
     return "\n".join([
-        f"### Memory monitor overhead, {result['backend'].upper()} ({m['cpus']} cores), {result['off']['n']} interleaved repetitions",
-        "", f"_{result['date']}_", "",
-        f"Workload: {result['workload']}; {result['backend'].upper()} cluster, {result['n_workers']} workers x 1 thread; "
-        f"{m['cpus']} cores, Python {m['python']}, dask {m['dask']}. Interleaved repetitions; seconds per repetition.", "",
+        common.header(result, f"Memory monitor overhead, {result['backend'].upper()}, {result['off']['n']} interleaved repetitions"),
+        f"Workload: {result['workload']}; {result['backend'].upper()} cluster, {result['n_workers']} workers x 1 thread. "
+        "Interleaved repetitions; seconds per repetition.", "",
         "| condition | min | median | max | reps |", "|---|---|---|---|---|", *rows, "",
         f"Overhead: **{result['overhead_median'] * 100:+.1f} %** (medians), {result['overhead_min'] * 100:+.1f} % (minima), "
         f"{result['overhead_paired_median'] * 100:+.1f} % (median of paired ratios). Target: <= +2 %. "
-        f"Monitor refreshes per repetition: {result['monitor_ticks_per_rep']}. Load average at the end: "
-        f"{', '.join(f'{x:.2f}' for x in m['loadavg_at_end'] or [])} (on a shared machine the timings carry that noise).", "",
+        f"Monitor refreshes per repetition: {result['monitor_ticks_per_rep']}. On a shared machine the timings carry "
+        "the other load's noise (load averages above).", "",
         f"Direct cost of one refresh (idle cluster, {result['n_workers']} workers): {c['wall_ms_median']:.1f} ms wall (median; max "
         f"{c['wall_ms_max']:.1f} ms), {c['cpu_ms']:.1f} ms CPU summed over the kernel and the workers. At a "
         f"{result['interval_s']:g} s refresh that is at most **{result['overhead_bound_cpu'] * 100:.2f} %** of the machine's "
         f"{m['cpus']} cores.", ""])
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=6, help="repetitions per condition (default 6)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, default=2, help="reductions per repetition (default 2)")
     parser.add_argument("--size", type=int, default=2500, help="array side (default 2500)")
     parser.add_argument("--chunks", type=int, default=500, help="chunk side (default 500)")
     parser.add_argument("--interval", type=float, default=1.0, help="monitor refresh in seconds (default 1.0)")
     parser.add_argument("--workers", type=int, default=2, help="workers (default 2)")
     parser.add_argument("--device", default="cpu", help="cpu, gpu or auto (default cpu)")
-    args = parser.parse_args(argv)
-    result = run(args)
-    text = markdown(result)
-    paths = write("monitor", result, text)
-    print(text)
-    print("written:", *paths)
-    return 0
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return common.main_for(sys.modules[__name__], argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

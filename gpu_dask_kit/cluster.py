@@ -32,13 +32,17 @@ _sessions: list["ClusterSession"] = []
 
 
 def build_cluster(options: ClusterOptions, *, asynchronous: bool = False, report: EnvironmentReport | None = None,
-                  plan: ClusterPlan | None = None):
+                  plan: ClusterPlan | None = None, security: Any = None):
     """Construct (start) the kit's LocalCUDACluster or LocalCluster for ``options``; not registered.
 
     With ``asynchronous=True`` the result must be awaited (dask-labextension's factory does that).
+    ``security`` (a ``distributed.security.Security``, or True for temporary self-signed certificates)
+    makes the scheduler, workers and client talk TLS (``tls://``) instead of plain TCP.
     """
     plan = plan or make_plan(options, report or detect(options.device))
     kwargs = dict(plan.kwargs, asynchronous=asynchronous, death_timeout=_DEATH_TIMEOUT)
+    if security is not None and security is not False:
+        kwargs.update(security=security, protocol="tls://")
     if plan.backend == "gpu":
         from dask_cuda import LocalCUDACluster
 
@@ -71,6 +75,7 @@ class ClusterSession:
         self.record: registry.SessionRecord | None = None
         self._worker_procs: list[psutil.Process] = []
         self._previous_config: dict[str, Any] = {}
+        self._security: Any = None
         self._closed = False
 
     # -- information ---------------------------------------------------------------------------------
@@ -231,7 +236,9 @@ def start_cluster(*, verbose: bool = True, security: Any = None, **options: Any)
     """Start (or reuse) a GPU or CPU Dask cluster and its client. Keywords are :class:`ClusterOptions` fields.
 
     ``verbose`` prints one line saying what was done and why. ``security`` (a
-    ``distributed.security.Security``) is used to connect to a TLS scheduler in connect mode.
+    ``distributed.security.Security``) is used to connect to a TLS scheduler in connect mode; for a cluster
+    the kit starts, it (or ``security=True``: temporary self-signed certificates) switches the scheduler,
+    workers and client to TLS, so that other users of a shared machine cannot use the cluster.
     Every option is checked against this machine before any process starts.
     """
     opts = ClusterOptions.from_config(**options)
@@ -244,17 +251,21 @@ def start_cluster_with(opts: ClusterOptions, *, verbose: bool = True, security: 
     with _lock:
         live = current_session()
         if live is not None:
-            if live.options == opts:
+            if live.options == opts and live._security == security:
                 if verbose:
                     print(f"Reusing the running {live.backend.upper()} cluster (same options); close() it to start afresh.")
                 return live
-            changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in opts.changed_from(live.options).items())
+            changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in opts.changed_from(live.options).items()) or "security"
             if verbose:
                 print(f"Closing the running {live.backend.upper()} cluster first, because options changed ({changed}).")
             live.close()
-        session = _connect(opts, security) if opts.connect_mode else _start_local(opts, kind)
+        session = _connect(opts, security) if opts.connect_mode else _start_local(opts, kind, security)
+        session._security = security
         _current = session
         _sessions.append(session)
+    from .hints import install
+
+    install()  # in IPython: out-of-memory / KilledWorker tracebacks get a plain-language hint
     if verbose:
         print(session.summary())
         for note in session.notes:
@@ -269,14 +280,14 @@ def _backend_config(array_backend: str, dataframe_backend: str) -> dict[str, Any
     return {"array.backend": array_backend, "dataframe.backend": dataframe_backend}
 
 
-def _start_local(opts: ClusterOptions, kind: str) -> ClusterSession:
+def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:
     report = detect(opts.device)
     plan = make_plan(opts, report)  # raises OptionError before anything starts
     from distributed import Client
 
     cluster = client = None
     try:
-        cluster = build_cluster(opts, plan=plan)
+        cluster = build_cluster(opts, plan=plan, security=security)
         client = Client(cluster, set_as_default=True)
         client.wait_for_workers(plan.n_workers, timeout=120)
         if plan.client_cupy_rmm:
@@ -329,17 +340,45 @@ def _worker_processes(client: Any) -> list[psutil.Process]:
     return procs
 
 
+def _scheduler_file_address(path: str) -> str | None:
+    """The address in a scheduler file, checked; None while the file does not exist yet (the client waits)."""
+    import json
+
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConnectError(f"scheduler_file={path!r} cannot be read ({exc.strerror or exc}). Check the path and its permissions.") from exc
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    address = data.get("address") if isinstance(data, dict) else None
+    if not isinstance(address, str) or "://" not in address:
+        raise ConnectError(f"scheduler_file={path!r} is not a scheduler file: expected the JSON object that "
+                           "`dask scheduler --scheduler-file PATH` writes, with an \"address\" such as \"tcp://10.0.0.5:8786\". "
+                           "Point scheduler_file at that file, or pass scheduler_address instead.")
+    return address
+
+
 def _connect(opts: ClusterOptions, security: Any) -> ClusterSession:
     from distributed import Client
 
     target = opts.scheduler_file or opts.scheduler_address
     param = "scheduler_file" if opts.scheduler_file else "scheduler_address"
+    address = _scheduler_file_address(opts.scheduler_file) if opts.scheduler_file else opts.scheduler_address
+    if address and address.startswith("tls://") and security is None and not dask.config.get("distributed.comm.tls.ca-file", None):
+        raise ConnectError(f"{param}={target!r}: this scheduler uses TLS ({address}), so the kit needs its certificates: pass "
+                           "security=Security(tls_ca_file=..., tls_client_cert=..., tls_client_key=...) "
+                           "(from distributed.security import Security), or ask whoever started the scheduler for them.")
     try:
         if opts.scheduler_file:
             client = Client(scheduler_file=opts.scheduler_file, timeout=opts.connect_timeout, security=security, set_as_default=True)
         else:
             client = Client(opts.scheduler_address, timeout=opts.connect_timeout, security=security, set_as_default=True)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError, AssertionError) as exc:
         raise ConnectError(f"{param}={target!r}: no scheduler answered within {opts.connect_timeout:g} s ({type(exc).__name__}: {exc}). "
                            "Check the address (the scheduler prints it at start), that the scheduler runs, and TLS settings (security=) for tls:// addresses.") from exc
     try:

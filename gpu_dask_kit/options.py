@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
@@ -87,14 +88,18 @@ def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return text
 
 
+def _ascii_digits(text: str, max_len: int) -> bool:
+    """True for 1..max_len ASCII digits (``str.isdigit`` also accepts "²", which ``int`` rejects)."""
+    return text.isascii() and text.isdigit() and len(text) <= max_len
+
+
 def _count(name: str, value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    number = int(value.strip()) if isinstance(value, str) and _ascii_digits(value.strip(), 18) else value
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"], f"pass {name}=1 or more, or leave it out for the default")
-    return value
+    return number
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -107,8 +112,15 @@ def _flag(name: str, value: Any) -> bool:
     raise OptionError(name, value, "True or False")
 
 
+def _size(name: str, value: Any) -> Size:
+    try:
+        return parse_size(value, name)
+    except OverflowError:  # e.g. "1e400GB": dask's parse_bytes overflows instead of raising ValueError
+        raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "the number is too large") from None
+
+
 def _optional_size(name: str, value: Any) -> Size | None:
-    return None if _is_off(value) else parse_size(value, name)
+    return None if _is_off(value) else _size(name, value)
 
 
 def _host_memory(name: str, value: Any) -> Size | str | None:
@@ -116,25 +128,30 @@ def _host_memory(name: str, value: Any) -> Size | str | None:
         return None
     if isinstance(value, str) and value.strip().lower() == "auto":
         return "auto"
-    return parse_size(value, name)
+    return _size(name, value)
 
 
 def _devices(name: str, value: Any) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    text = value
     if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
+        text = str(value)
     if isinstance(value, (list, tuple)):
-        value = ",".join(str(v) for v in value)
-    if not isinstance(value, str):
+        text = ",".join(str(v) for v in value)
+    if not isinstance(text, str):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"])
-    items = [item.strip() for item in value.split(",")]
+    items = [item.strip() for item in text.split(",")]
     for item in items:
-        if not (item.isdigit() or item.startswith(("GPU-", "MIG-"))):
+        if not (_ascii_digits(item, 6) or item.startswith(("GPU-", "MIG-"))):
             raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "use GPU indices (see `gpu-dask-kit doctor`) or UUIDs")
     if len(set(items)) != len(items):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "list each GPU once")
     return ",".join(items)
+
+
+def _port(text: str) -> bool:
+    return _ascii_digits(text, 5) and int(text) <= 65535
 
 
 def _address(name: str, value: Any) -> str | None:
@@ -147,7 +164,7 @@ def _address(name: str, value: Any) -> str | None:
         text = "tcp://" + text
     scheme, _, rest = text.partition("://")
     host, _, port = rest.rpartition(":")
-    if scheme not in {"tcp", "tls", "ucx", "ucxx", "inproc", "ws", "wss"} or not host or not port.isdigit():
+    if scheme not in {"tcp", "tls", "ucx", "ucxx", "inproc", "ws", "wss"} or not host or not _port(port):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "copy the address the scheduler printed at start, e.g. tcp://10.0.0.5:8786")
     return text
 
@@ -155,12 +172,11 @@ def _address(name: str, value: Any) -> str | None:
 def _dashboard(name: str, value: Any) -> str | None:
     if _is_off(value):
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = f"127.0.0.1:{value}"
-    if not isinstance(value, str):
+    text = f"127.0.0.1:{value}" if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(text, str):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"])
-    host, sep, port = value.strip().rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not _port(port):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"], 'use ":0" to let the system pick a free port')
     return f"{host or '127.0.0.1'}:{int(port)}"
 
@@ -168,28 +184,37 @@ def _dashboard(name: str, value: Any) -> str | None:
 def _path(name: str, value: Any, must_exist: bool) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if not isinstance(value, (str, os.PathLike)):
+    if not isinstance(value, (str, os.PathLike)) or "\0" in os.fspath(value):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"])
     path = os.path.abspath(os.path.expanduser(os.fspath(value)))
     if must_exist and not os.path.isfile(path):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "the file was not found; start the scheduler first (`dask scheduler --scheduler-file PATH`)")
-    if not must_exist and os.path.exists(path) and not (os.path.isdir(path) and os.access(path, os.W_OK)):
-        raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "choose a folder you can write to")
+    if not must_exist:
+        # The folder is created at start (plan.py): it, or its nearest existing parent, must be a folder we can write to.
+        existing = path
+        while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
+        too_long = any(len(os.fsencode(part)) > 255 for part in path.split(os.sep))
+        if too_long or not (os.path.isdir(existing) and os.access(existing, os.W_OK)):
+            raise OptionError(name, value, OPTION_DOCS[name]["accepted"], "choose a folder you can write to")
     return path
 
 
 def _seconds(name: str, value: Any) -> float:
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"]) from None
     if isinstance(value, bool) or not (0 < number < 86400):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"])
     return number
 
 
+_HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
 def _host(name: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or any(c in value for c in " /:"):
+    if not isinstance(value, str) or not _HOST.fullmatch(value.strip()):
         raise OptionError(name, value, OPTION_DOCS[name]["accepted"])
     return value.strip()
 

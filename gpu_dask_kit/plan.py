@@ -114,6 +114,15 @@ def _gpu_kwargs(options: ClusterOptions, report: EnvironmentReport, plan_notes: 
     return kwargs
 
 
+#: A worker's memory_limit below this cannot even hold the worker process (a bare 1 means 1 byte).
+_MIN_WORKER_MEMORY = 64 * 2**20
+
+
+def _max_cpu_workers(cores: int) -> int:
+    """More CPU worker processes than this only thrash a machine with ``cores`` cores."""
+    return max(8, 4 * cores)
+
+
 def _host_memory_limit(options: ClusterOptions, n_workers: int, notes: list[str]) -> Any:
     value = options.memory_limit
     if value is None:
@@ -125,6 +134,9 @@ def _host_memory_limit(options: ClusterOptions, n_workers: int, notes: list[str]
     if nbytes > total:
         raise OptionError("memory_limit", value, f"at most the machine's memory ({format_bytes(total)}) per worker",
                           "lower memory_limit, or use 'auto' to share the memory between the workers")
+    if nbytes < _MIN_WORKER_MEMORY:
+        raise OptionError("memory_limit", value, f"at least {format_bytes(_MIN_WORKER_MEMORY)} per worker (a worker process alone needs about that)",
+                          "give a size with a unit, e.g. memory_limit='2GiB' (a bare number is bytes), or a fraction such as 0.5")
     if nbytes * n_workers > total:
         notes.append(f"memory_limit x n_workers ({format_bytes(nbytes * n_workers)}) is more than this machine's {format_bytes(total)}: workers may run out of memory before they spill.")
     return nbytes
@@ -146,6 +158,9 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
     else:
         cores = report.cpu_count
         n_workers = options.n_workers or max(1, min(4, cores))
+        if n_workers > _max_cpu_workers(cores):
+            raise OptionError("n_workers", options.n_workers, f"at most {_max_cpu_workers(cores)} worker processes on this {cores}-core machine",
+                              "use fewer workers with more threads_per_worker; more processes than cores only add memory and start-up time")
         kwargs = {"n_workers": n_workers, "threads_per_worker": options.threads_per_worker or max(1, cores // n_workers), "processes": True}
         ignored = [n for n in _GPU_ONLY if n in options.explicit and getattr(options, n) not in (None, False)]
         if ignored:
@@ -156,7 +171,11 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
         # The scheduler's HTTP server (health, metrics) still listens: keep it on a free loopback port.
         kwargs.update(dashboard_address=f"{options.host}:0", scheduler_kwargs={"dashboard": False})
     if options.local_directory:
-        os.makedirs(options.local_directory, exist_ok=True)
+        try:
+            os.makedirs(options.local_directory, exist_ok=True)
+        except OSError as exc:
+            raise OptionError("local_directory", options.local_directory, "a folder this user can create and write to",
+                              f"it could not be created ({exc.strerror or exc}); pick a folder under your home or /tmp") from exc
         kwargs["local_directory"] = options.local_directory
     libs = report.libraries
     has_cudf = bool(libs.get("dask_cudf") and libs["dask_cudf"].installed)

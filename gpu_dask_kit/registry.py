@@ -64,7 +64,7 @@ def validate_session_id(value: Any) -> str:
     ...
     ValueError: session id '../etc/passwd' is not valid: expected 32 lowercase hex characters, as listed by `gpu-dask-kit sessions`.
     """
-    if not isinstance(value, str) or not _ID.match(value):
+    if not isinstance(value, str) or not _ID.fullmatch(value):
         raise ValueError(f"session id {value!r} is not valid: expected 32 lowercase hex characters, as listed by `gpu-dask-kit sessions`.")
     return value
 

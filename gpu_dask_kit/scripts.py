@@ -50,7 +50,8 @@ def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The options the user actually gave on the command line (unset flags are left out)."""
     values = {name: getattr(args, name) for name in option_names() if getattr(args, name, None) is not None}
     for count in ("n_workers", "threads_per_worker"):
-        if isinstance(values.get(count), str) and values[count].strip().lstrip("-").isdigit():
+        text = values.get(count)
+        if isinstance(text, str) and text.strip().lstrip("-").isascii() and text.strip().lstrip("-").isdigit() and len(text) < 19:
             values[count] = int(values[count])
     return values
 

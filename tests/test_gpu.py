@@ -87,3 +87,30 @@ def test_gpu_memory_is_released_after_close(no_leaks):
     while _nvml_used() - baseline > 600 * MiB and time.monotonic() < deadline:  # the client's own context may stay
         time.sleep(0.5)
     assert _nvml_used() - baseline < 600 * MiB
+
+
+def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_survives(no_leaks):
+    """Issue 6 on a GPU: CuPy/RMM's MemoryError comes back with the kit's hint; the session keeps working;
+    close() gives the memory back."""
+    import cupy
+
+    from gpu_dask_kit import hints
+
+    baseline = _nvml_used()
+    session = kit.start_cluster(device="gpu", n_workers=1, verbose=False)
+    total = session.memory().workers[0].device_memory_total
+
+    def too_big(nbytes):
+        return int(cupy.empty(nbytes, dtype="u1").size)
+
+    with pytest.raises(MemoryError) as info:
+        session.client.submit(too_big, 2 * total, pure=False).result()
+    hint = hints.explain(info.value, session)
+    assert "did not fit in memory" in hint and "one GPU of" in hint and "smaller chunks" in hint
+    assert "Spilling" in hint and "cluster itself is fine" in hint
+    assert session.client.submit(too_big, 64 * MiB, pure=False).result() == 64 * MiB  # still usable
+    session.close()
+    deadline = time.monotonic() + 20
+    while _nvml_used() - baseline > 600 * MiB and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _nvml_used() - baseline < 600 * MiB

@@ -103,3 +103,16 @@ def test_host_memory_larger_than_machine():
 
 def test_device_memory_limit_off():
     assert plan(report(), device_memory_limit="off").kwargs["device_memory_limit"] == 0
+
+
+@pytest.mark.parametrize("value", [1, 1024, "10MiB"])
+def test_a_memory_limit_too_small_for_a_worker_is_refused_with_a_hint(value):
+    with pytest.raises(OptionError, match="memory_limit") as info:
+        make_plan(ClusterOptions(memory_limit=value), report(0))
+    assert "a bare number is bytes" in str(info.value)
+
+
+def test_more_cpu_workers_than_the_machine_can_run_are_refused():
+    assert make_plan(ClusterOptions(n_workers=32, memory_limit="100MiB"), report(0)).n_workers == 32  # 4 x 8 cores
+    with pytest.raises(OptionError, match="n_workers=33 is not accepted: expected at most 32 worker processes on this 8-core machine"):
+        make_plan(ClusterOptions(n_workers=33, memory_limit="100MiB"), report(0))

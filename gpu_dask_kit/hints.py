@@ -1,0 +1,99 @@
+"""Plain-language hints for the two errors learners hit most: out of memory, and a worker that died.
+
+A task that asks for more memory than a GPU (or the host) has fails with CuPy's ``OutOfMemoryError``,
+RMM's ``MemoryError: std::bad_alloc: out_of_memory`` or NumPy's ``MemoryError``; a worker that goes over
+its ``memory_limit`` is restarted by its nanny until the scheduler gives up with ``KilledWorker``. The
+tracebacks say neither what to change nor that the cluster is still fine. :func:`explain` returns
+that, and :func:`install` makes IPython print it under the traceback (started by ``start_cluster``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .memory import format_bytes
+
+__all__ = ["explain", "install", "is_out_of_memory"]
+
+_OOM_WORDS = ("out_of_memory", "out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY")
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """True for CuPy/RMM/NumPy allocation failures (all ``MemoryError`` subclasses or messages)."""
+    if isinstance(exc, MemoryError):
+        return True
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose __str__ fails (e.g. built with placeholder arguments)
+        return False
+    return any(w in text for w in _OOM_WORDS)
+
+
+def _limits(session: Any) -> str:
+    """What this session allows per worker, from its latest memory snapshot (empty when unknown)."""
+    try:
+        workers = session.memory().workers
+    except Exception:
+        return ""
+    if not workers:
+        return ""
+    w = workers[0]
+    if w.device_memory_total:
+        limit = f", spills to host above {format_bytes(w.device_memory_limit)}" if w.device_memory_limit else ""
+        pool = f", RMM pool {format_bytes(w.rmm_pool_size)}" if w.rmm_pool_size else ""
+        return f" Each of the {len(workers)} worker(s) has one GPU of {format_bytes(w.device_memory_total)}{limit}{pool}."
+    if w.host_memory_limit:
+        return f" Each of the {len(workers)} worker(s) may use {format_bytes(w.host_memory_limit)} (memory_limit)."
+    return ""
+
+
+def explain(exc: BaseException, session: Any = None) -> str | None:
+    """A hint for ``exc`` (None when the kit has nothing useful to add)."""
+    from .cluster import current_session
+
+    session = session if session is not None else current_session()
+    usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
+    limits = _limits(session) if session is not None else ""
+    if is_out_of_memory(exc):
+        return ("gpu-dask-kit: one allocation did not fit in memory." + limits + " Spilling (device_memory_limit, "
+                "memory_limit) moves *stored* results out of the way; it cannot split a single array that is larger "
+                "than the device. Use smaller chunks (e.g. .rechunk()), persist less at once, or lower rmm_pool_size "
+                "if the pool leaves too little room for other libraries." + usable)
+    if type(exc).__name__ == "KilledWorker":
+        return ("gpu-dask-kit: a worker died while running this task, each time it was retried; most often it "
+                "went over its memory_limit and its nanny restarted it." + limits + " Use smaller chunks, fewer "
+                "threads_per_worker, or a larger memory_limit; session.memory() shows what each worker holds."
+                + usable)
+    return None
+
+
+def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    hint = explain(value)
+    if hint:
+        print(hint)
+    return None
+
+
+def install() -> bool:
+    """Print hints under out-of-memory and KilledWorker tracebacks in IPython/Jupyter.
+
+    Leaves IPython alone outside a shell, or when another custom exception handler is already set.
+    Returns True when the kit's handler is (now) active.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    if getattr(shell, "_gpu_dask_kit_hints", False):
+        return True
+    if getattr(shell, "custom_exceptions", ()):
+        return False
+    from distributed.scheduler import KilledWorker
+
+    shell.set_custom_exc((MemoryError, KilledWorker), _handler)
+    shell._gpu_dask_kit_hints = True
+    return True

@@ -1,0 +1,68 @@
+"""Out-of-memory and KilledWorker errors get a plain-language hint; the cluster stays usable."""
+
+import os
+from types import SimpleNamespace
+
+from jupyter_client.manager import start_new_kernel
+
+from gpu_dask_kit import hints
+
+from .conftest import wait_for_no_new_children
+
+
+def test_explain_names_limits_and_what_to_do(no_leaks):
+    import gpu_dask_kit as kit
+
+    session = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit="1GiB", verbose=False)
+    text = hints.explain(MemoryError("std::bad_alloc: out_of_memory: CUDA error"), session)
+    assert "did not fit in memory" in text and "1.00 GiB (memory_limit)" in text
+    assert "smaller chunks" in text and "cluster itself is fine" in text
+    from distributed.scheduler import KilledWorker
+
+    assert "memory_limit" in hints.explain(KilledWorker("x", SimpleNamespace(address="tcp://127.0.0.1:1"), 3), session)
+    assert hints.explain(ValueError("no"), session) is None
+    assert hints.is_out_of_memory(RuntimeError("cudaErrorMemoryAllocation")) and not hints.is_out_of_memory(ValueError())
+    session.close()
+    assert "cluster itself is fine" not in hints.explain(MemoryError(), session)
+
+
+def _run(kc, code, timeout=120):
+    out = []
+
+    def hook(msg):
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            out.append("\n".join(msg["content"]["traceback"]))
+
+    reply = kc.execute_interactive(code, timeout=timeout, output_hook=hook)
+    return reply["content"]["status"], "".join(out)
+
+
+def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_session_survives(runtime_dir):
+    before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
+    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    try:
+        status, out = _run(kc, "import gpu_dask_kit as kit, numpy as np\n"
+                               "s = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit='1GiB', verbose=False)")
+        assert status == "ok", out
+        # ask a worker for 8 PiB: NumPy raises MemoryError there, distributed re-raises it here
+        status, out = _run(kc, "s.client.submit(np.ones, 2**50, pure=False).result()")
+        assert status == "error" and "MemoryError" in out, out
+        assert "gpu-dask-kit: one allocation did not fit in memory" in out and "memory_limit" in out, out
+        status, out = _run(kc, "print(s.client.submit(sum, [1, 2]).result(), s.is_alive())")
+        assert status == "ok" and out.strip() == "3 True", out
+        # a task that goes over the worker's 1 GiB memory_limit: its nanny kills it -> KilledWorker
+        # (retried on fresh workers, by default 3 times, before the scheduler gives up)
+        status, out = _run(kc, "def hog():\n    a = np.ones(2**28); b = np.ones(2**28); return float(a.sum() + b.sum())\n"
+                               "s.client.submit(hog, pure=False).result()")
+        assert status == "error" and "KilledWorker" in out, out
+        assert "gpu-dask-kit: a worker died while running this task" in out, out
+        status, out = _run(kc, "s.client.wait_for_workers(1, timeout=60); print(s.client.submit(sum, [2, 2]).result())")
+        assert status == "ok" and out.strip() == "4", out
+        status, out = _run(kc, "s.close()")
+        assert status == "ok", out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)
+    assert not wait_for_no_new_children(before)

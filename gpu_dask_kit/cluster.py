@@ -290,6 +290,9 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
         cluster = build_cluster(opts, plan=plan, security=security)
         client = Client(cluster, set_as_default=True)
         client.wait_for_workers(plan.n_workers, timeout=120)
+        from .workers import PLUGIN_NAME, IgnoreInterrupt
+
+        client.register_plugin(IgnoreInterrupt(), name=PLUGIN_NAME)  # the stop button must not kill workers
         if plan.client_cupy_rmm:
             from .allocator import use_rmm_for_cupy
 
@@ -299,6 +302,7 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
         new_config = _backend_config(plan.array_backend, plan.dataframe_backend)
         session._previous_config = {k: dask.config.get(k, None) for k in new_config}
         dask.config.set(new_config)
+        registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
         session.record = registry.register(
             scheduler_address=client.scheduler.address, dashboard_link=session.dashboard_link, backend=plan.backend,
             n_workers=plan.n_workers, options=opts.to_dict(), kind=kind,

@@ -222,7 +222,9 @@ def shutdown_session(session_id: str, timeout: float = 10.0) -> None:
 
 
 def _shutdown_remote(record: SessionRecord, timeout: float) -> None:
-    if record.scheduler_address and record.kind != "connect":
+    # The scheduler of a cluster the kit started lives in the owner process: when that is gone, so is the
+    # scheduler, and connecting would only wait for a timeout.
+    if record.scheduler_address and record.kind != "connect" and record.alive:
         try:
             from distributed import Client
 
@@ -251,6 +253,23 @@ def _end_processes(procs: list[psutil.Process], timeout: float) -> None:
             proc.kill()
         except psutil.Error:
             pass
+
+
+def prune_dead() -> list[str]:
+    """Remove, without signalling anything, the records whose owner and recorded processes are all gone.
+
+    A Jupyter kernel restart ends the kernel before its ``atexit`` hook can unregister its session; once
+    nothing of that session runs, its record is noise. Returns the removed ids.
+    """
+    removed = []
+    for record in list_sessions():
+        try:
+            if not record.alive and not record.live_processes():
+                unregister(record.id)
+                removed.append(record.id)
+        except (OSError, ValueError):
+            pass
+    return removed
 
 
 def cleanup_stale(timeout: float = 10.0) -> list[SessionRecord]:

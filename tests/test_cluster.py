@@ -269,3 +269,16 @@ def test_a_restarted_worker_is_followed_in_the_registry(no_leaks, runtime_dir):
     assert new != old and psutil.pid_exists(new)
     session.close()
     assert not psutil.pid_exists(new) or psutil.Process(new).status() == psutil.STATUS_ZOMBIE
+
+
+def test_workers_ignore_the_interrupt_jupyter_sends_to_the_kernels_process_group(no_leaks):
+    import signal
+
+    session = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit="1GiB", verbose=False)
+    handlers = session.client.run(lambda: int(signal.getsignal(signal.SIGINT)))
+    assert list(handlers.values()) == [int(signal.SIG_IGN)]
+    (pid,) = [w.pid for w in session.memory().workers]
+    os.kill(pid, signal.SIGINT)  # what the stop button does to every process in the kernel's group
+    time.sleep(1)
+    assert psutil.pid_exists(pid) and session.client.submit(sum, [1, 2]).result(timeout=30) == 3
+    session.close()

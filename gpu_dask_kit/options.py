@@ -98,7 +98,8 @@ def _count(name: str, value: Any) -> int | None:
         return None
     number = int(value.strip()) if isinstance(value, str) and _ascii_digits(value.strip(), 18) else value
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise OptionError(name, value, OPTION_DOCS[name]["accepted"], f"pass {name}=1 or more, or leave it out for the default")
+        shown = number if isinstance(number, int) and not isinstance(number, bool) else value  # "0" from a form: n_workers=0
+        raise OptionError(name, shown, OPTION_DOCS[name]["accepted"], f"pass {name}=1 or more, or leave it out for the default")
     return number
 
 

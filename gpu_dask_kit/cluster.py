@@ -76,6 +76,7 @@ class ClusterSession:
         self._worker_procs: list[psutil.Process] = []
         self._previous_config: dict[str, Any] = {}
         self._security: Any = None
+        self._dashboard_port: int | None = None
         self._closed = False
 
     # -- information ---------------------------------------------------------------------------------
@@ -92,10 +93,12 @@ class ClusterSession:
         """The dashboard URL, through JupyterHub's proxy when ``JUPYTERHUB_SERVICE_PREFIX`` is set."""
         if self.options.dashboard_address is None and not self.options.connect_mode:
             return None
-        try:
-            port = self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard")
-        except Exception:
-            port = None
+        port = self._dashboard_port
+        if port is None:
+            try:  # asked once: the port does not change while the scheduler runs
+                port = self._dashboard_port = self.client.scheduler_info(n_workers=0).get("services", {}).get("dashboard")
+            except Exception:
+                port = None
         if port is None:
             return None
         host = self.options.host if not self.options.connect_mode else self.scheduler_address.split("://")[-1].rsplit(":", 1)[0]
@@ -298,13 +301,14 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
 
             use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
         session = ClusterSession(opts, plan, cluster, client, plan.backend, list(plan.notes), plan.reason)
-        session._worker_procs = _worker_processes(client)
+        session._worker_procs = _processes(tracking.worker_pids(cluster)) or _worker_processes(client)
         new_config = _backend_config(plan.array_backend, plan.dataframe_backend)
         session._previous_config = {k: dask.config.get(k, None) for k in new_config}
         dask.config.set(new_config)
         registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
+        dashboard = session.dashboard_link
         session.record = registry.register(
-            scheduler_address=client.scheduler.address, dashboard_link=session.dashboard_link, backend=plan.backend,
+            scheduler_address=client.scheduler.address, dashboard_link=dashboard, backend=plan.backend,
             n_workers=plan.n_workers, options=opts.to_dict(), kind=kind,
             worker_pids=[p.pid for p in session._worker_procs], closer=session.close)
         tracking.follow_workers(cluster, session.record)
@@ -334,9 +338,12 @@ def _abort(client: Any, cluster: Any) -> None:
 
 
 def _worker_processes(client: Any) -> list[psutil.Process]:
-    pids = client.run(os.getpid)
+    return _processes(client.run(os.getpid).values())
+
+
+def _processes(pids: Any) -> list[psutil.Process]:
     procs = []
-    for pid in pids.values():
+    for pid in pids:
         try:
             procs.append(psutil.Process(pid))
         except psutil.Error:

@@ -9,6 +9,7 @@ that, and :func:`install` makes IPython print it under the traceback (started by
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .memory import format_bytes
@@ -81,11 +82,8 @@ def install() -> bool:
     Leaves IPython alone outside a shell, or when another custom exception handler is already set.
     Returns True when the kit's handler is (now) active.
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
+    ipython = sys.modules.get("IPython")  # never import IPython: a script or a test is not a shell
+    shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return False
     if getattr(shell, "_gpu_dask_kit_hints", False):

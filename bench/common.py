@@ -149,26 +149,15 @@ def children() -> set[int]:
 def end_processes(pids: Iterable[int], timeout: float = 20.0) -> list[int]:
     """Wait up to ``timeout`` s for these PIDs (ones this benchmark started) to exit; terminate, then kill,
     the ones still running, each by its PID. Returns the PIDs that had to be ended."""
+    from gpu_dask_kit.registry import end_processes as end
+
     procs = []
     for pid in set(pids):
         try:
             procs.append(psutil.Process(pid))
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(procs, timeout=timeout)
-    ended = [p.pid for p in alive]
-    for p in alive:
-        try:
-            p.terminate()
-        except psutil.Error:
-            pass
-    _, alive = psutil.wait_procs(alive, timeout=5)
-    for p in alive:
-        try:
-            p.kill()
-        except psutil.Error:
-            pass
-    return ended
+    return end(procs, timeout, grace=5)
 
 
 def leftovers(before: set[int], timeout: float = 20.0) -> list[int]:

@@ -170,7 +170,7 @@ class ClusterSession:
             time.sleep(0.1)
         self.options = options
         known = {p.pid for p in self._worker_procs}
-        self._worker_procs += [p for p in _worker_processes(self.client) if p.pid not in known]
+        self._worker_procs += [p for p in _local_worker_processes(self.cluster, self.client) if p.pid not in known]
         if self.record is not None:
             tracking.sync_record(self.record, tracking.worker_pids(self.cluster))
         return self
@@ -205,26 +205,10 @@ class ClusterSession:
             pass  # processes are checked below whatever the cluster said
         finally:
             recorded = self.record.live_processes() if self.record is not None else []
-            _reap(list({p.pid: p for p in self._worker_procs + recorded}.values()), timeout)
+            registry.end_processes(list({p.pid: p for p in self._worker_procs + recorded}.values()), timeout)
             dask.config.set(self._previous_config)
             if self.record is not None:
                 registry.unregister(self.record.id)
-
-
-def _reap(procs: list[psutil.Process], timeout: float) -> None:
-    """Wait for the session's worker processes to exit; terminate, then kill, any that do not."""
-    gone, alive = psutil.wait_procs(procs, timeout=timeout)
-    for proc in alive:
-        try:
-            proc.terminate()
-        except psutil.Error:
-            pass
-    gone, alive = psutil.wait_procs(alive, timeout=3)
-    for proc in alive:
-        try:
-            proc.kill()
-        except psutil.Error:
-            pass
 
 
 def current_session() -> ClusterSession | None:
@@ -301,7 +285,7 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
 
             use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
         session = ClusterSession(opts, plan, cluster, client, plan.backend, list(plan.notes), plan.reason)
-        session._worker_procs = _processes(tracking.worker_pids(cluster)) or _worker_processes(client)
+        session._worker_procs = _local_worker_processes(cluster, client)
         new_config = _backend_config(plan.array_backend, plan.dataframe_backend)
         session._previous_config = {k: dask.config.get(k, None) for k in new_config}
         dask.config.set(new_config)
@@ -334,7 +318,12 @@ def _abort(client: Any, cluster: Any) -> None:
                 closable.close()
             except Exception:
                 pass
-    _reap(procs, 10)
+    registry.end_processes(procs, 10)
+
+
+def _local_worker_processes(cluster: Any, client: Any) -> list[psutil.Process]:
+    """Worker processes of a cluster the kit started: from its in-process scheduler, else asked of the workers."""
+    return _processes(tracking.worker_pids(cluster)) or _worker_processes(client)
 
 
 def _worker_processes(client: Any) -> list[psutil.Process]:

@@ -234,25 +234,41 @@ def _shutdown_remote(record: SessionRecord, timeout: float) -> None:
             pass  # the scheduler is gone already: end the recorded processes below
     if record.kind == "connect":
         return  # the kit did not start that cluster: never stop somebody else's scheduler
-    _end_processes(record.live_processes(), timeout)
+    end_processes(record.live_processes(), timeout)
 
 
-def _end_processes(procs: list[psutil.Process], timeout: float) -> None:
+def end_processes(procs: list[psutil.Process], timeout: float, grace: float = 3.0) -> list[int]:
+    """Wait up to ``timeout`` s for these processes to exit (a zombie counts as exited); terminate the
+    ones still running, wait ``grace`` s, kill what is left. Returns the PIDs that had to be ended.
+    Only the given processes are ever signalled."""
     deadline = time.monotonic() + timeout
-    while procs and time.monotonic() < deadline:
-        procs = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-        time.sleep(0.1)
-    for proc in procs:
+    alive, interval = _running(procs), 0.005
+    while alive and time.monotonic() < deadline:
+        time.sleep(interval)
+        alive, interval = _running(alive), min(interval * 2, 0.1)
+    for proc in alive:
         try:
             proc.terminate()
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(procs, timeout=3)
-    for proc in alive:
+    _, left = psutil.wait_procs(alive, timeout=grace)
+    for proc in left:
         try:
             proc.kill()
         except psutil.Error:
             pass
+    return [p.pid for p in alive]
+
+
+def _running(procs: list[psutil.Process]) -> list[psutil.Process]:
+    running = []
+    for proc in procs:
+        try:
+            if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                running.append(proc)
+        except psutil.Error:
+            pass
+    return running
 
 
 def prune_dead() -> list[str]:

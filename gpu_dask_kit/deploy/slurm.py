@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import ClusterStartError, OptionError
+from ..memory import format_bytes, parse_size
 from .slurm_checks import pending_advice, preflight
 
 __all__ = ["SlurmPlan", "make_slurm_plan", "start_slurm", "close_slurm", "job_ids", "squeue_jobs"]
@@ -77,15 +78,30 @@ def _gpu_worker_args(options: Any, cupy_through_rmm: bool, notes: list[str]) -> 
     return args
 
 
+def job_memory_bytes(value: Any) -> int | None:
+    """job_memory as bytes (None stays None): a size per job, never a fraction (there is no total to take it of).
+
+    >>> job_memory_bytes("2GiB"), job_memory_bytes(None)
+    (2147483648, None)
+    """
+    if value is None:
+        return None
+    size = parse_size(value, "job_memory")
+    if isinstance(size, float):
+        raise OptionError("job_memory", value, 'a size per job such as "8GiB"', "a fraction has no total to be taken of on a SLURM node")
+    return size
+
+
 def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> int:
     limit = options.memory_limit
+    job_memory = job_memory_bytes(options.job_memory)
     if isinstance(limit, int) and not isinstance(limit, bool):
-        if options.job_memory is not None and isinstance(options.job_memory, int) and limit * per_job > options.job_memory:
-            raise OptionError("memory_limit", limit, f"at most job_memory / workers per job ({options.job_memory // per_job} bytes)",
+        if job_memory is not None and limit * per_job > job_memory:
+            raise OptionError("memory_limit", limit, f"at most job_memory / workers per job ({format_bytes(job_memory // per_job)})",
                               "lower memory_limit or raise job_memory")
         memory = limit
-    elif isinstance(options.job_memory, int) and not isinstance(options.job_memory, bool):
-        memory = options.job_memory // per_job
+    elif job_memory is not None:
+        memory = job_memory // per_job
     else:
         memory = DEFAULT_WORKER_MEMORY[mode]
         notes.append(f"Each worker gets {memory // 2**30} GiB of host memory (set job_memory or memory_limit to change it).")
@@ -133,8 +149,8 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
         kwargs["scheduler_options"]["host"] = options.host
     if options.job_cores is not None:
         kwargs["job_cpu"] = options.job_cores
-    if options.job_memory is not None and isinstance(options.job_memory, int):
-        kwargs["job_mem"] = f"{math.ceil(options.job_memory / 2**20)}M"
+    if options.job_memory is not None:
+        kwargs["job_mem"] = f"{math.ceil(job_memory_bytes(options.job_memory) / 2**20)}M"
     if mode == "gpu":
         kwargs["worker_command"] = "dask cuda worker"
         worker_args += _gpu_worker_args(options, cupy_through_rmm, notes)

@@ -42,6 +42,7 @@ class SlurmPlan:
     workers_per_job: int
     job_name: str
     notes: list[str] = field(default_factory=list)
+    memory_option: tuple[str, Any] = ("job_memory", None)  # the option the job's memory came from (for errors)
 
     @property
     def job_memory_mib(self) -> int:
@@ -161,7 +162,8 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
     jobs = math.ceil(n_workers / per_job)
     notes.append(f"{n_workers} worker(s) in {jobs} SLURM job(s) of {per_job} worker(s), {threads} thread(s) each"
                  + (f", {per_job} GPU(s) per job." if mode == "gpu" else "."))
-    return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], notes)
+    source = ("memory_limit", options.memory_limit) if isinstance(options.memory_limit, int) else ("job_memory", options.job_memory)
+    return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], notes, source)
 
 
 def job_script(plan: SlurmPlan, scheduler_address: str = "tcp://SCHEDULER:8786") -> str:
@@ -229,7 +231,7 @@ def start_slurm(options: Any, mode: str, *, timeout: float | None = None, on_wai
     plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs)
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
     preflight(options.partition, options.walltime, plan.workers_per_job if mode == "gpu" else 0, plan.job_cpus,
-              plan.job_memory_mib, loopback, job_script(plan))
+              plan.job_memory_mib, loopback, job_script(plan), plan.memory_option)
     from dask_jobqueue import SLURMCluster
 
     cluster = SLURMCluster(**plan.kwargs)

@@ -110,7 +110,8 @@ def _hostnames(nodes: str) -> set[str]:
     return {h.split(".")[0] for h in _run(["scontrol", "show", "hostnames", nodes]).split()}
 
 
-def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory_mib: int, loopback: bool, script: str) -> Partition:
+def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory_mib: int, loopback: bool, script: str,
+              memory_option: tuple[str, object] = ("job_memory", None)) -> Partition:
     """Check a worker job against what SLURM offers, without submitting it; returns the partition used.
 
     ``gpus``/``cpus``/``memory_mib`` are per job; ``loopback`` says the scheduler listens on 127.0.0.1
@@ -136,7 +137,7 @@ def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory
         raise OptionError("partition", part.name, "a partition that is up", f"{where} is not up now (see `sinfo`): pick another")
     seconds = parse_slurm_time(walltime)
     if part.max_seconds is not None and seconds > part.max_seconds:
-        raise OptionError("walltime", walltime, f"at most {where}'s time limit ({_hms(part.max_seconds)})", "lower walltime, or use a partition with a longer limit")
+        raise OptionError("walltime", walltime, f"at most the time limit of {where} ({_hms(part.max_seconds)})", "lower walltime, or use a partition with a longer limit")
     if gpus and part.gpus == 0:
         raise OptionError("gpus_per_job", gpus, f"0: the nodes of {where} have no GPUs", "pick a GPU partition (`sinfo -o '%P %G'`), or use device='cpu'")
     if gpus > part.gpus:
@@ -144,7 +145,9 @@ def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory
     if cpus > part.cpus:
         raise OptionError("job_cores", cpus, f"at most {part.cpus}, the cores of one node of {where}", "ask for fewer cores per job (job_cores, threads_per_worker)")
     if memory_mib > part.memory_mib:
-        raise OptionError("job_memory", f"{memory_mib}MiB", f"at most {part.memory_mib}MiB, the memory of one node of {where}", "ask for less memory per job (job_memory or memory_limit)")
+        name, value = memory_option
+        raise OptionError(name, value, f"at most {part.memory_mib} MiB per job, the memory of one node of {where} (asked: {memory_mib} MiB)",
+                          "ask for less memory per job (job_memory, or memory_limit per worker)")
     if loopback:
         here = socket.gethostname().split(".")[0]
         others = _hostnames(part.nodes) - {here}

@@ -202,8 +202,8 @@ def _wait_for_workers(cluster: Any, plan: SlurmPlan, timeout: float, on_wait: Ca
         jobs = squeue_jobs(plan.job_name)
         seen_jobs = seen_jobs or bool(jobs)
         pending = [r for _, state, r in jobs if state == "PD"]
-        reasons = sorted(set(pending))
-        if pending:
+        reasons = sorted(set(pending) - {"None"}) or sorted(set(pending))  # "None": not yet looked at by SLURM's scheduler
+        if pending and reasons != ["None"]:
             text = f"Waiting for SLURM: {len(pending)} of {len(jobs)} job(s) pending ({', '.join(reasons)}): " + "; ".join(pending_advice(r) for r in reasons)
             if text != said:
                 on_wait(text)

@@ -173,6 +173,7 @@ def _hms(seconds: int) -> str:
 
 
 _ADVICE = {
+    "None": "SLURM's scheduler has not looked at the jobs yet: wait longer (start_timeout)",
     "Resources": "the nodes are busy or too small for the request now: ask for less (job_cores, job_memory, gpus_per_job), another partition, or a longer start_timeout",
     "Priority": "other jobs are ahead in the queue: wait longer (start_timeout) or use a less busy partition",
     "PartitionTimeLimit": "walltime is over the partition's limit: lower walltime",

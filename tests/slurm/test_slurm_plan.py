@@ -92,3 +92,12 @@ def test_slurm_times_and_gres():
         with pytest.raises(OptionError):
             parse_slurm_time(bad)
     assert gpus_in_gres("gpu:tesla:8(S:0-1)") == 8 and gpus_in_gres("mps:100") == 0
+
+
+@pytest.mark.parametrize("name", ["gpu_dask_kit.deploy.slurm", "gpu_dask_kit.deploy.slurm_checks"])
+def test_doctests(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -49,7 +49,7 @@ def gpus_in_gres(gres: str) -> int:
     """GPUs per node in one ``sinfo -o %G`` field (0 when none).
 
     >>> gpus_in_gres("gpu:4"), gpus_in_gres("gpu:a100:4(S:0-1),gpu:v100:2"), gpus_in_gres("(null)")
-    (6, 6, 0)
+    (4, 6, 0)
     """
     return sum(int(n) for n in re.findall(r"(?:^|,)gpu(?::[\w.-]+)?:(\d+)", gres))
 

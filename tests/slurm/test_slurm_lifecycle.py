@@ -93,7 +93,8 @@ OWNER = textwrap.dedent("""
     from tests.slurm.conftest import slurm_options
     from gpu_dask_kit.deploy.slurm import start_slurm, job_ids
     if __name__ == "__main__":
-        cluster, plan = start_slurm(slurm_options(n_workers=2, job_memory="300MiB"), "cpu", log_directory=None)
+        cluster, plan = start_slurm(slurm_options(n_workers=2, job_memory="300MiB"), "cpu", log_directory=None,
+                                    on_wait=lambda m: print(m, file=sys.stderr))
         print(json.dumps({"name": plan.job_name, "ids": job_ids(cluster)}), flush=True)
         time.sleep(600)
 """)
@@ -117,6 +118,7 @@ def test_owner_killed_jobs_end_by_themselves(slurm_clean, tmp_path):
         gone = wait_until(lambda: not squeue_jobs(info["name"]), death_timeout + 60)
         assert gone, f"jobs still queued {time.monotonic() - t0:.0f} s after the owner died: {squeue_jobs(info['name'])}"
         assert wait_until(lambda: not job_processes(info["name"]), 30)
+        print(f"SLURM jobs and their processes ended {time.monotonic() - t0:.1f} s after the owner's SIGKILL")
     finally:
         if owner.poll() is None:
             owner.kill()

@@ -166,9 +166,17 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
     return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], notes, source)
 
 
+def _jobqueue() -> Any:
+    try:
+        import dask_jobqueue
+    except ImportError as exc:
+        raise OptionError("deploy", "slurm", "'slurm' where dask-jobqueue is installed", "pip install dask-jobqueue (or reinstall gpu-dask-kit)") from exc
+    return dask_jobqueue
+
+
 def job_script(plan: SlurmPlan, scheduler_address: str = "tcp://SCHEDULER:8786") -> str:
     """The batch script one worker job runs (dask-jobqueue writes it); nothing is submitted."""
-    from dask_jobqueue.slurm import SLURMJob
+    SLURMJob = _jobqueue().slurm.SLURMJob
 
     job_kwargs = {k: v for k, v in plan.kwargs.items() if k not in ("scheduler_options",)}
     return SLURMJob(scheduler_address, name="WORKER", **job_kwargs).job_script()
@@ -232,9 +240,7 @@ def start_slurm(options: Any, mode: str, *, timeout: float | None = None, on_wai
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
     preflight(options.partition, options.walltime, plan.workers_per_job if mode == "gpu" else 0, plan.job_cpus,
               plan.job_memory_mib, loopback, job_script(plan), plan.memory_option)
-    from dask_jobqueue import SLURMCluster
-
-    cluster = SLURMCluster(**plan.kwargs)
+    cluster = _jobqueue().SLURMCluster(**plan.kwargs)
     try:
         cluster.scale(plan.n_workers)
         _wait_for_workers(cluster, plan, timeout if timeout is not None else getattr(options, "start_timeout", 120.0), on_wait or print)

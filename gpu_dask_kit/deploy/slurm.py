@@ -18,14 +18,18 @@ import shutil
 import subprocess
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import ClusterStartError, OptionError
 from ..memory import format_bytes, parse_size
-from .slurm_checks import pending_advice, preflight
+from .slurm_checks import missing_commands, partitions, pending_advice, preflight
 
-__all__ = ["SlurmPlan", "make_slurm_plan", "start_slurm", "close_slurm", "job_ids", "squeue_jobs"]
+__all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_script", "start_slurm", "close_slurm", "job_ids", "squeue_jobs"]
+
+#: The job-log folder of each cluster start_slurm made (removed at a clean close).
+_LOGS: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
 
 #: Host memory per worker when neither memory_limit (as a size) nor job_memory says.
 DEFAULT_WORKER_MEMORY = {"cpu": 2 * 2**30, "gpu": 16 * 2**30}
@@ -158,8 +162,10 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
         extra.insert(0, f"--gres=gpu:{per_job}")
     kwargs["worker_extra_args"] = worker_args
     kwargs["job_extra_directives"] = extra
-    n_workers = options.n_workers or per_job
-    jobs = math.ceil(n_workers / per_job)
+    jobs = math.ceil((options.n_workers or per_job) / per_job)
+    n_workers = jobs * per_job  # dask-jobqueue submits whole jobs
+    if options.n_workers and n_workers != options.n_workers:
+        notes.append(f"n_workers={options.n_workers} rounded up to {n_workers}: whole jobs of {per_job} GPU worker(s).")
     notes.append(f"{n_workers} worker(s) in {jobs} SLURM job(s) of {per_job} worker(s), {threads} thread(s) each"
                  + (f", {per_job} GPU(s) per job." if mode == "gpu" else "."))
     source = ("memory_limit", options.memory_limit) if isinstance(options.memory_limit, int) else ("job_memory", options.job_memory)
@@ -178,7 +184,8 @@ def job_script(plan: SlurmPlan, scheduler_address: str = "tcp://SCHEDULER:8786")
     """The batch script one worker job runs (dask-jobqueue writes it); nothing is submitted."""
     SLURMJob = _jobqueue().slurm.SLURMJob
 
-    job_kwargs = {k: v for k, v in plan.kwargs.items() if k not in ("scheduler_options",)}
+    # log_directory left out: dask-jobqueue creates it when it builds a job, and nothing may exist before the checks pass.
+    job_kwargs = {k: v for k, v in plan.kwargs.items() if k not in ("scheduler_options", "log_directory")}
     return SLURMJob(scheduler_address, name="WORKER", **job_kwargs).job_script()
 
 
@@ -226,13 +233,31 @@ def _wait_for_workers(cluster: Any, plan: SlurmPlan, timeout: float, on_wait: Ca
         time.sleep(1.0)
 
 
-def start_slurm(options: Any, mode: str, *, timeout: float | None = None, on_wait: Callable[[str], None] | None = None,
+def choose_mode(device: str, gpus_per_job: int | None, partition_gpus: int) -> str:
+    """"gpu" or "cpu" for a SLURM session: ``device`` when explicit, else GPU jobs when ``gpus_per_job``
+    is set or the partition's nodes have GPUs.
+
+    >>> choose_mode("auto", None, 4), choose_mode("auto", None, 0), choose_mode("cpu", None, 4), choose_mode("auto", 2, 0)
+    ('gpu', 'cpu', 'cpu', 'gpu')
+    """
+    if device in ("gpu", "cpu"):
+        return device
+    return "gpu" if gpus_per_job or partition_gpus > 0 else "cpu"
+
+
+def start_slurm(options: Any, mode: str = "auto", *, timeout: float | None = None, on_wait: Callable[[str], None] | None = None,
                 job_name: str | None = None, log_directory: str | None = None) -> tuple[Any, SlurmPlan]:
     """Check, submit and wait: returns ``(SLURMCluster, plan)`` once ``plan.n_workers`` workers connected.
 
     Every check runs before the first ``sbatch``. On any failure (timeout, jobs that die, Ctrl-C) every job
     submitted is cancelled and the scheduler closed before the error is raised.
     """
+    if mode == "auto":
+        if missing_commands():
+            raise OptionError("deploy", "slurm", "'slurm' only where SLURM's commands are installed", missing_commands() or "")
+        parts = partitions()
+        chosen = parts.get(options.partition) if options.partition else next((p for p in parts.values() if p.default), None)
+        mode = choose_mode(getattr(options, "device", "auto"), options.gpus_per_job, chosen.gpus if chosen else 0)
     cupy_rmm = mode == "gpu" and importlib.util.find_spec("cupy") is not None and importlib.util.find_spec("rmm") is not None
     name = job_name or f"gdk-{secrets.token_hex(4)}"
     logs = log_directory or os.path.join(os.path.expanduser("~"), ".cache", "gpu-dask-kit", "slurm", name)
@@ -241,18 +266,19 @@ def start_slurm(options: Any, mode: str, *, timeout: float | None = None, on_wai
     preflight(options.partition, options.walltime, plan.workers_per_job if mode == "gpu" else 0, plan.job_cpus,
               plan.job_memory_mib, loopback, job_script(plan), plan.memory_option)
     cluster = _jobqueue().SLURMCluster(**plan.kwargs)
+    _LOGS[cluster] = logs
     try:
         cluster.scale(plan.n_workers)
         _wait_for_workers(cluster, plan, timeout if timeout is not None else getattr(options, "start_timeout", 120.0), on_wait or print)
     except BaseException:
-        close_slurm(cluster)  # logs kept: the error points to them
+        close_slurm(cluster, keep_logs=True)  # the error points to the logs
         raise
     return cluster, plan
 
 
-def close_slurm(cluster: Any, timeout: float = 60.0, log_directory: str | None = None) -> None:
+def close_slurm(cluster: Any, timeout: float = 60.0, keep_logs: bool = False) -> None:
     """Close the scheduler, cancel every job of the session, wait until ``squeue`` no longer lists them;
-    then remove ``log_directory`` (the plan's job logs) if given."""
+    then remove the jobs' log folder (unless ``keep_logs``)."""
     name = cluster.job_name
     try:
         cluster.close(timeout=timeout)
@@ -264,5 +290,6 @@ def close_slurm(cluster: Any, timeout: float = 60.0, log_directory: str | None =
                 time.sleep(0.5)
             if left:
                 raise ClusterStartError(f"SLURM still lists job(s) {', '.join(j for j, _, _ in left)} of {name} {timeout:g} s after scancel; see `squeue -n {name}`.")
-    if log_directory:
-        shutil.rmtree(log_directory, ignore_errors=True)
+    logs = _LOGS.pop(cluster, None)
+    if logs and not keep_logs:
+        shutil.rmtree(logs, ignore_errors=True)

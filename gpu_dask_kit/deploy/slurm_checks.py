@@ -110,7 +110,7 @@ def _hostnames(nodes: str) -> set[str]:
     return {h.split(".")[0] for h in _run(["scontrol", "show", "hostnames", nodes]).split()}
 
 
-def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory_mib: int, loopback: bool, script: str,
+def preflight(partition: str | None, walltime: str | None, gpus: int, cpus: int, memory_mib: int, loopback: bool, script: str,
               memory_option: tuple[str, object] = ("job_memory", None)) -> Partition:
     """Check a worker job against what SLURM offers, without submitting it; returns the partition used.
 
@@ -135,8 +135,8 @@ def preflight(partition: str | None, walltime: str, gpus: int, cpus: int, memory
     where = f"partition {part.name!r}"
     if not part.up:
         raise OptionError("partition", part.name, "a partition that is up", f"{where} is not up now (see `sinfo`): pick another")
-    seconds = parse_slurm_time(walltime)
-    if part.max_seconds is not None and seconds > part.max_seconds:
+    seconds = parse_slurm_time(walltime) if walltime is not None else None
+    if seconds is not None and part.max_seconds is not None and seconds > part.max_seconds:
         raise OptionError("walltime", walltime, f"at most the time limit of {where} ({_hms(part.max_seconds)})", "lower walltime, or use a partition with a longer limit")
     if gpus and part.gpus == 0:
         raise OptionError("gpus_per_job", gpus, f"0: the nodes of {where} have no GPUs", "pick a GPU partition (`sinfo -o '%P %G'`), or use device='cpu'")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 
 from distributed import Client
@@ -19,7 +20,7 @@ def run_scale(n: int = 16) -> dict:
     said: list[str] = []
     t0 = time.perf_counter()
     cluster, plan = start_slurm(slurm_options(n_workers=n, threads_per_worker=1, job_cores=1, job_memory="300MiB", start_timeout=600),
-                                "cpu", on_wait=said.append, log_directory=None)
+                                "cpu", on_wait=said.append, log_directory=tempfile.mkdtemp(prefix="gdk-scale-"))
     connected = time.perf_counter() - t0
     try:
         jobs = len(job_ids(cluster))

@@ -42,13 +42,13 @@ def test_start_compute_close_leaves_nothing(slurm_clean, tmp_path):
             assert len(client.scheduler_info()["workers"]) == 2
         assert len(job_processes(plan.job_name)) >= 2  # nanny + worker per job, really under SLURM
     finally:
-        close_slurm(cluster, log_directory=str(tmp_path / "logs"))
+        close_slurm(cluster)
     assert squeue_jobs(plan.job_name) == []
     assert not (tmp_path / "logs").exists()
 
 
-def test_scale_and_adapt_up_and_down(slurm_clean):
-    cluster, plan = start_slurm(slurm_options(n_workers=1, **SMALL), "cpu", log_directory=None)
+def test_scale_and_adapt_up_and_down(slurm_clean, tmp_path):
+    cluster, plan = start_slurm(slurm_options(n_workers=1, **SMALL), "cpu", log_directory=str(tmp_path / "logs"))
     slurm_clean.append(plan.job_name)
     try:
         cluster.scale(3)
@@ -69,8 +69,8 @@ def test_scale_and_adapt_up_and_down(slurm_clean):
         close_slurm(cluster)
 
 
-def test_worker_job_cancelled_mid_computation(slurm_clean):
-    cluster, plan = start_slurm(slurm_options(n_workers=2, **SMALL), "cpu", log_directory=None)
+def test_worker_job_cancelled_mid_computation(slurm_clean, tmp_path):
+    cluster, plan = start_slurm(slurm_options(n_workers=2, **SMALL), "cpu", log_directory=str(tmp_path / "logs"))
     slurm_clean.append(plan.job_name)
     try:
         with Client(cluster) as client:
@@ -93,7 +93,7 @@ OWNER = textwrap.dedent("""
     from tests.slurm.conftest import slurm_options
     from gpu_dask_kit.deploy.slurm import start_slurm, job_ids
     if __name__ == "__main__":
-        cluster, plan = start_slurm(slurm_options(n_workers=2, job_memory="300MiB"), "cpu", log_directory=None,
+        cluster, plan = start_slurm(slurm_options(n_workers=2, job_memory="300MiB"), "cpu", log_directory=sys.argv[2],
                                     on_wait=lambda m: print(m, file=sys.stderr))
         print(json.dumps({"name": plan.job_name, "ids": job_ids(cluster)}), flush=True)
         time.sleep(600)
@@ -105,7 +105,7 @@ def test_owner_killed_jobs_end_by_themselves(slurm_clean, tmp_path):
     script.write_text(OWNER)
     death_timeout = 20
     env = dict(os.environ, DASK_JOBQUEUE__SLURM__DEATH_TIMEOUT=str(death_timeout))
-    owner = subprocess.Popen([sys.executable, str(script), os.getcwd()], stdout=subprocess.PIPE, text=True, env=env)
+    owner = subprocess.Popen([sys.executable, str(script), os.getcwd(), str(tmp_path / "logs")], stdout=subprocess.PIPE, text=True, env=env)
     try:
         line = owner.stdout.readline()
         assert line, "the owner process did not start its cluster"
@@ -125,7 +125,7 @@ def test_owner_killed_jobs_end_by_themselves(slurm_clean, tmp_path):
             owner.wait()
 
 
-def test_jobs_that_cannot_start_report_the_pending_reason(slurm_clean, slurm):
+def test_jobs_that_cannot_start_report_the_pending_reason(slurm_clean, slurm, tmp_path):
     node_mib = int(subprocess.run(["sinfo", "-h", "-o", "%m"], capture_output=True, text=True).stdout.split()[0].rstrip("+"))
     blocker = subprocess.run(["sbatch", "--parsable", "-J", "gdk-test-blocker", f"--mem={node_mib}M", "-o", "/dev/null",
                               "--wrap", "sleep 300"], capture_output=True, text=True, check=True).stdout.strip()
@@ -134,7 +134,7 @@ def test_jobs_that_cannot_start_report_the_pending_reason(slurm_clean, slurm):
         assert wait_until(lambda: [s for j, s, _ in squeue_jobs("gdk-test-blocker") if s == "R"], 30)
         with pytest.raises(ClusterStartError) as info:
             start_slurm(slurm_options(n_workers=1, start_timeout=15, **SMALL), "cpu", on_wait=said.append,
-                        job_name="gdk-test-pending", log_directory=None)
+                        job_name="gdk-test-pending", log_directory=str(tmp_path / "logs"))
         assert any("pending (Resources)" in s for s in said), said
         message = str(info.value)
         assert "0 of 1" in message and "Resources" in message and "start_timeout" in message and "cancelled" in message

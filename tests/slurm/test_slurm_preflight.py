@@ -32,29 +32,32 @@ BAD = [
 
 
 @pytest.mark.parametrize("changes, mode, parameter, words", BAD, ids=[f"{p}={c[p] if p in c else next(iter(c.values()))!r}" for c, _, p, _ in BAD])
-def test_bad_option_fails_before_sbatch(slurm_clean, changes, mode, parameter, words):
+def test_bad_option_fails_before_sbatch(slurm_clean, changes, mode, parameter, words, tmp_path):
     before = my_jobs()
     with pytest.raises(OptionError) as info:
-        start_slurm(slurm_options(n_workers=1, **changes), mode, log_directory=None)
+        start_slurm(slurm_options(n_workers=1, **changes), mode, log_directory=str(tmp_path / "logs"))
     assert info.value.parameter == parameter
     for word in words:
         assert word in str(info.value), str(info.value)
     assert my_jobs() == before
+    assert not (tmp_path / "logs").exists()  # nothing created either
 
 
-def test_directives_slurm_refuses_fail_before_sbatch(slurm_clean):
+def test_directives_slurm_refuses_fail_before_sbatch(slurm_clean, tmp_path):
     before = my_jobs()
     with pytest.raises(ClusterStartError, match="SLURM refuses the worker job .*Nothing was submitted"):
-        start_slurm(slurm_options(job_memory="300MiB", job_extra_directives=["--constraint=no-such-feature"]), "cpu", log_directory=None)
+        start_slurm(slurm_options(job_memory="300MiB", job_extra_directives=["--constraint=no-such-feature"]), "cpu", log_directory=str(tmp_path / "logs"))
     assert my_jobs() == before
+    assert not (tmp_path / "logs").exists()  # nothing created either
 
 
 def test_no_slurm_commands_says_what_to_install(slurm_clean, monkeypatch, tmp_path):
     before = my_jobs()
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without sbatch/sinfo
     with pytest.raises(OptionError) as info:
-        start_slurm(slurm_options(job_memory="300MiB"), "cpu", log_directory=None)
+        start_slurm(slurm_options(job_memory="300MiB"), "cpu", log_directory=str(tmp_path / "logs"))
     monkeypatch.setenv("PATH", os.defpath + ":/usr/bin")
     assert info.value.parameter == "deploy"
     assert "login node" in str(info.value) and "apt-get install slurmctld slurmd munge slurm-client" in str(info.value)
     assert my_jobs() == before
+    assert not (tmp_path / "logs").exists()  # nothing created either

@@ -15,7 +15,7 @@ import dask.array as da
 import pytest
 from distributed import Client
 
-from gpu_dask_kit.deploy.slurm import close_slurm, job_ids, squeue_jobs, start_slurm
+from gpu_dask_kit.deploy.slurm import cancel_jobs, close_slurm, job_ids, squeue_jobs, start_slurm
 from gpu_dask_kit.errors import ClusterStartError
 
 from .conftest import job_processes, my_jobs, slurm_options, wait_until
@@ -100,10 +100,14 @@ OWNER = textwrap.dedent("""
 """)
 
 
-def test_owner_killed_jobs_end_by_themselves(slurm_clean, tmp_path):
+@pytest.mark.parametrize("ending", ["death timeout", "cleanup"])
+def test_owner_killed_jobs_end(slurm_clean, tmp_path, ending):
+    """The owner SIGKILLed: its jobs end by themselves (the workers close when they lose the scheduler, at
+    the latest after the death timeout), or cancel_jobs (what `--cleanup` calls with the registry's job
+    name) ends them at once."""
     script = tmp_path / "owner.py"
     script.write_text(OWNER)
-    death_timeout = 20
+    death_timeout = 20 if ending == "death timeout" else 600
     env = dict(os.environ, DASK_JOBQUEUE__SLURM__DEATH_TIMEOUT=str(death_timeout))
     owner = subprocess.Popen([sys.executable, str(script), os.getcwd(), str(tmp_path / "logs")], stdout=subprocess.PIPE, text=True, env=env)
     try:
@@ -115,10 +119,13 @@ def test_owner_killed_jobs_end_by_themselves(slurm_clean, tmp_path):
         os.kill(owner.pid, signal.SIGKILL)
         owner.wait(10)
         t0 = time.monotonic()
+        if ending == "cleanup":
+            assert len(squeue_jobs(info["name"])) == 2  # still there: the workers would wait 600 s
+            cancel_jobs(info["name"])
         gone = wait_until(lambda: not squeue_jobs(info["name"]), death_timeout + 60)
         assert gone, f"jobs still queued {time.monotonic() - t0:.0f} s after the owner died: {squeue_jobs(info['name'])}"
         assert wait_until(lambda: not job_processes(info["name"]), 30)
-        print(f"SLURM jobs and their processes ended {time.monotonic() - t0:.1f} s after the owner's SIGKILL")
+        print(f"SLURM jobs and their processes ended ({ending}) {time.monotonic() - t0:.1f} s after the owner's SIGKILL")
     finally:
         if owner.poll() is None:
             owner.kill()

@@ -94,7 +94,7 @@ def test_slurm_times_and_gres():
     assert gpus_in_gres("gpu:tesla:8(S:0-1)") == 8 and gpus_in_gres("mps:100") == 0
 
 
-@pytest.mark.parametrize("name", ["gpu_dask_kit.deploy.slurm", "gpu_dask_kit.deploy.slurm_checks"])
+@pytest.mark.parametrize("name", ["gpu_dask_kit.deploy.slurm_plan", "gpu_dask_kit.deploy.slurm_checks"])
 def test_doctests(name):
     import doctest
     import importlib

@@ -84,7 +84,7 @@ def _wait_for_workers(cluster: Any, plan: SlurmPlan, timeout: float, on_wait: Ca
             why = ("SLURM kept them pending (" + ", ".join(reasons) + "): " + "; ".join(pending_advice(r) for r in reasons)) if reasons else \
                   f"the jobs ran but their workers did not reach the scheduler; see the job logs in {plan.kwargs.get('log_directory')}"
             raise ClusterStartError(f"{have} of {plan.n_workers} SLURM worker(s) connected within start_timeout={timeout:g} s; {why}. "
-                                    "Every job this start submitted was cancelled. Change what SLURM names, or raise start_timeout.")
+                                    "Every job this start submitted was cancelled. Change what the reason above asks for, or raise start_timeout.")
         if seen_jobs and not jobs and have == 0 and all(getattr(w, "job_id", None) for w in cluster.workers.values()):
             raise ClusterStartError(f"The SLURM worker jobs ended before any worker connected; see the job logs in {plan.kwargs.get('log_directory')}.")
         time.sleep(1.0)

@@ -73,8 +73,9 @@ def test_page_loads_and_sidebar_shows_cpu_mode(lab_page, lab_server):
     else:
         notice = sidebar.locator(".gdk-cpu-mode")
         notice.wait_for(timeout=15_000)
-        assert "No GPU: CPU mode" in notice.inner_text()
-        assert notice.locator(".gdk-reason").inner_text().strip()
+        text = notice.inner_text()
+        assert "No GPU" in text and notice.locator(".gdk-reason").inner_text().strip()
+        assert text.lower().count("cpu mode") == 1, f"the notice should say CPU mode once: {text!r}"
     sidebar.locator(".gdk-no-sessions").wait_for(timeout=15_000)
     assert our_errors(lab_page) == []
     # the extension is listed enabled and OK in the page config (no build error)
@@ -82,13 +83,18 @@ def test_page_loads_and_sidebar_shows_cpu_mode(lab_page, lab_server):
     assert set(ids) >= {"gpu-dask-kit:open-workshop", "gpu-dask-kit:check-environment", "gpu-dask-kit:show-sidebar"}
 
 
-def test_check_environment_dialog(lab_page):
+def test_check_environment_dialog(lab_page, lab_server):
     sidebar = show_sidebar(lab_page)
     sidebar.locator("button.gdk-check-env").click()
     dialog = lab_page.locator(".jp-Dialog")
     dialog.wait_for(timeout=15_000)
     text = dialog.inner_text()
-    assert "Mode:" in text and "distributed" in text and "Python" in text
+    assert "distributed" in text and "Python" in text
+    # one sentence names the mode and why (the report's reason_text), once
+    env = lab_server.api("gpu-dask-kit/api/environment")[1]
+    assert text.count(env["reason_text"]) == 1 and text.lower().count(f"{env['mode']} mode") == 1
+    # the one memory-warning threshold, as the server sends it
+    assert f"from {round(env['memory_warn'] * 100)}% of a limit, critical from {round(env['memory_critical'] * 100)}%" in text
     save_screenshot(lab_page, "environment-dialog")
     dialog.locator("button:has-text('Close')").click()
     assert our_errors(lab_page) == []

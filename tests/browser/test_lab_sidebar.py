@@ -6,6 +6,7 @@ One ``jupyter lab`` for the module, a fresh page per test. Real clusters only (C
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -195,4 +196,40 @@ def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
     # dask-labextension's own list dropped it too (we closed it through its manager)
     status, clusters = lab_server.api("dask/clusters")
     assert status == 200 and clusters == []
+    assert our_errors(lab_page) == []
+
+
+def gpu_reads_during(page, seconds: float) -> int:
+    """How many ``GET gpus`` the page sends in the next ``seconds`` (the browser's resource timings)."""
+    page.evaluate("() => performance.clearResourceTimings()")
+    page.wait_for_timeout(seconds * 1000)
+    return page.evaluate("() => performance.getEntriesByType('resource')"
+                         ".filter(e => e.name.includes('gpu-dask-kit/api/gpus')).length")
+
+
+def set_gpu_refresh(page, server, seconds: int) -> None:
+    """Type a new "GPU refresh (seconds)" in JupyterLab's Settings editor, as a user does; wait until saved."""
+    field = page.locator("input[id='jp-SettingsEditor-gpu-dask-kit:plugin_gpuRefreshSeconds']")
+    field.fill(str(seconds))
+    field.press("Tab")
+
+    def saved():
+        status, model = server.api("lab/api/settings/gpu-dask-kit:plugin")
+        return status == 200 and json.loads(re.sub(r"//.*", "", model["raw"]) or "{}").get("gpuRefreshSeconds") == seconds
+
+    assert wait_until(saved, timeout=20), f"the Settings editor did not save gpuRefreshSeconds={seconds}"
+
+
+def test_poll_interval_setting_applies_without_reload(lab_page, lab_server):
+    show_sidebar(lab_page)
+    run_command(lab_page, "settingeditor:open", {"query": "GPU Dask"})
+    lab_page.locator("input[id='jp-SettingsEditor-gpu-dask-kit:plugin_gpuRefreshSeconds']").wait_for(timeout=20_000)
+    url = lab_page.url
+    set_gpu_refresh(lab_page, lab_server, 30)
+    lab_page.wait_for_timeout(1500)  # the read the change itself triggers
+    slow = gpu_reads_during(lab_page, 8)
+    set_gpu_refresh(lab_page, lab_server, 1)
+    fast = gpu_reads_during(lab_page, 8)
+    assert lab_page.url == url  # the same page: no reload
+    assert slow <= 1 and fast >= 3, f"GET gpus in 8 s: {slow} at 30 s, {fast} at 1 s"
     assert our_errors(lab_page) == []

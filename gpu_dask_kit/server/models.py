@@ -1,6 +1,8 @@
 """The JSON models the server extension adds to the core's (one function per model).
 
-``labextension/src/models.ts`` mirrors each of them by name.
+``labextension/src/models.ts`` mirrors each of them with one interface named after the function
+(``environment_model`` -> ``IEnvironmentModel``, ``session_model`` -> ``ISessionModel``, ...);
+``tests/test_wire_models.py`` checks that they agree.
 """
 
 from __future__ import annotations

@@ -126,6 +126,10 @@ export class SidebarModel {
     this._active = value;
     if (value) {
       void this.refresh();
+      if (this._env === null) {
+        // the threshold comes with it; a failed first read is retried when a view shows again
+        this.loadEnvironment().catch(() => undefined);
+      }
     }
   }
 

@@ -166,6 +166,7 @@ export class SidebarModel {
       await requestAPI<void>(path, { method: 'DELETE' }, this.serverSettings);
     } finally {
       this._stopping.delete(id);
+      this._changed.emit('sessions'); // the button is live again, even if the list reads the same
       await this._sessionsPoll.refresh();
     }
   }

@@ -74,7 +74,8 @@ async def test_environment_is_detect_to_dict(jp_fetch):
     code, model = await fetch_json(jp_fetch, "environment")
     assert code == 200
     expected = backend.detect().to_dict()
-    assert set(model) == set(expected)
+    assert set(model) == set(expected) | {"memory_warn", "memory_critical"}  # server.models.environment_model
+    assert (model["memory_warn"], model["memory_critical"]) == (0.8, 0.95)
     assert model["mode"] == expected["mode"] and model["reason"] == expected["reason"]
     assert model["libraries"]["dask"]["installed"] is True
 

@@ -2,7 +2,7 @@
 
 Routes, under ``<base_url>gpu-dask-kit/api/``:
 
-- ``GET environment``      -> ``backend.detect().to_dict()``
+- ``GET environment``      -> ``models.environment_model`` over ``backend.detect().to_dict()``
 - ``GET gpus``             -> the shared sampler (``backend.sample_gpus().to_dict()``, cached)
 - ``GET sessions``         -> ``models.sessions_reply`` over ``registry.list_sessions()``
 - ``DELETE sessions/<id>`` -> 204; 400 for a malformed id, 404 for an unknown one
@@ -22,7 +22,7 @@ from tornado import web
 from .. import registry
 from ..backend import detect
 from .memory_cache import MemoryCache
-from .models import sessions_reply
+from .models import environment_model, sessions_reply
 from .sampler import GpuSampler
 
 AUTH_RESOURCE = "gpu-dask-kit"
@@ -64,7 +64,7 @@ class EnvironmentHandler(KitHandler):
     @authorized
     async def get(self) -> None:
         report = await self.in_thread(detect)
-        self.finish_json(report.to_dict())
+        self.finish_json(environment_model(report.to_dict()))
 
 
 class GpusHandler(KitHandler):

@@ -1,6 +1,8 @@
 """The JSON models the server extension adds to the core's (one function per model).
 
-``labextension/src/models.ts`` mirrors each of them by name.
+``labextension/src/models.ts`` mirrors each of them with one interface named after the function
+(``environment_model`` -> ``IEnvironmentModel``, ``session_model`` -> ``ISessionModel``, ...);
+``tests/test_wire_models.py`` checks that they agree.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import time
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-__all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply"]
+__all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply", "memory_thresholds", "environment_model"]
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""}
 
@@ -64,3 +66,27 @@ def sessions_reply(records: Iterable[dict[str, Any]], memory: dict[str, dict[str
         "sessions": [session_model(r, memory.get(r["id"]), in_server=r["id"] in in_server, proxy=proxy) for r in records],
         "time": time.time(),
     }
+
+
+def memory_thresholds() -> dict[str, float]:
+    """The one memory-warning threshold of the widget and the sidebar, as fractions of a limit.
+
+    >>> memory_thresholds()
+    {'memory_warn': 0.8, 'memory_critical': 0.95}
+    """
+    from .. import monitor
+
+    # monitor.py owns MEMORY_WARN / MEMORY_CRITICAL (issue 12); the literals are the same values for a
+    # monitor.py that does not define them yet.
+    return {"memory_warn": float(getattr(monitor, "MEMORY_WARN", 0.8)),
+            "memory_critical": float(getattr(monitor, "MEMORY_CRITICAL", 0.95))}
+
+
+def environment_model(report: dict[str, Any]) -> dict[str, Any]:
+    """The model of ``GET gpu-dask-kit/api/environment``: ``EnvironmentReport.to_dict()`` plus
+    ``memory_warn`` and ``memory_critical`` (:func:`memory_thresholds`).
+
+    >>> sorted(environment_model({"mode": "cpu"}))
+    ['memory_critical', 'memory_warn', 'mode']
+    """
+    return dict(report, **memory_thresholds())

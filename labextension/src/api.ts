@@ -24,7 +24,7 @@ export async function requestAPI<T>(
     throw new ServerConnection.NetworkError(error as TypeError);
   }
   const text = await response.text();
-  let data: any = text;
+  let data: unknown = text;
   if (text.length > 0) {
     try {
       data = JSON.parse(text);
@@ -33,7 +33,9 @@ export async function requestAPI<T>(
     }
   }
   if (!response.ok) {
-    const message = (data && data.message) || text || response.statusText;
+    const reply = data as { message?: string } | null;
+    const message =
+      (reply && typeof reply === 'object' && reply.message) || text || response.statusText;
     throw new ServerConnection.ResponseError(response, message);
   }
   return data as T;

@@ -2,17 +2,14 @@
  * gpu-dask-kit for JupyterLab 4: the "GPU Dask" sidebar, a Launcher card for the workshop and
  * palette commands.
  */
-import {
-  ILayoutRestorer,
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { GpuDaskPanel } from './panel';
+import { SidebarModel } from './sidebarmodel';
 import { openWorkshop } from './workshop';
 
 const PLUGIN_ID = 'gpu-dask-kit:plugin';
@@ -34,7 +31,8 @@ export const gpuDaskIcon = new LabIcon({
   svgstr:
     '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">' +
     '<g class="jp-icon3" fill="#616161">' +
-    '<rect x="5" y="5" width="14" height="14" rx="2" fill="none" stroke="#616161" stroke-width="2"/>' +
+    // the chip's outline is a filled ring, so the theme's .jp-icon3[fill] colours all of it
+    '<path fill-rule="evenodd" d="M7 5h10a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2zm0 2v10h10V7z"/>' +
     '<rect x="9" y="9" width="6" height="6"/>' +
     '<rect x="8" y="1" width="2" height="4"/><rect x="14" y="1" width="2" height="4"/>' +
     '<rect x="8" y="19" width="2" height="4"/><rect x="14" y="19" width="2" height="4"/>' +
@@ -55,25 +53,31 @@ const plugin: JupyterFrontEndPlugin<void> = {
     settingRegistry: ISettingRegistry | null,
     restorer: ILayoutRestorer | null
   ) => {
+    const model = new SidebarModel();
     let workshopSetting = '';
-    let gpuInterval = 2000;
-    let sessionsInterval = 2000;
     if (settingRegistry) {
       try {
         const settings = await settingRegistry.load(PLUGIN_ID);
-        const read = () => {
+        // read now and on every change: new poll intervals take effect at once, no reload
+        const apply = () => {
           workshopSetting = (settings.get('workshopNotebook').composite as string) || '';
-          gpuInterval = (settings.get('gpuRefreshSeconds').composite as number) * 1000;
-          sessionsInterval = (settings.get('sessionsRefreshSeconds').composite as number) * 1000;
+          model.intervals = {
+            gpus: (settings.get('gpuRefreshSeconds').composite as number) * 1000,
+            sessions: (settings.get('sessionsRefreshSeconds').composite as number) * 1000
+          };
         };
-        read();
-        settings.changed.connect(read);
+        apply();
+        settings.changed.connect(apply);
       } catch (error) {
         console.warn('gpu-dask-kit: could not load settings', error);
       }
     }
+    model.loadEnvironment().catch(error => {
+      console.warn('gpu-dask-kit: could not read the environment model', error);
+    });
 
     const panel = new GpuDaskPanel({
+      model,
       openWorkshop: async () => {
         await openWorkshop(app, workshopSetting);
       },
@@ -81,9 +85,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       openInDaskPane: async (url: string) => {
         await app.commands.execute(DASK_POPULATE_URL, { url });
         app.shell.activateById(DASK_SIDEBAR_ID);
-      },
-      gpuInterval,
-      sessionsInterval
+      }
     });
     panel.title.icon = gpuDaskIcon;
     app.shell.add(panel, 'left', { rank: 250 });
@@ -93,13 +95,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     app.commands.addCommand(CommandIDs.openWorkshop, {
       label: args => (args.isLauncher ? 'GPU Dask workshop' : 'Open GPU Dask Workshop'),
-      caption: 'Open the workshop\'s first notebook (00_start_here.ipynb)',
+      caption: "Open the workshop's first notebook (00_start_here.ipynb)",
       icon: gpuDaskIcon,
       execute: () => openWorkshop(app, workshopSetting)
     });
     app.commands.addCommand(CommandIDs.checkEnvironment, {
       label: 'Check GPU Dask Environment',
-      caption: 'Show GPUs, driver, CUDA and library versions, and why the kit runs in GPU or CPU mode',
+      caption:
+        'Show GPUs, driver, CUDA and library versions, and why the kit runs in GPU or CPU mode',
       execute: () => panel.checkEnvironment()
     });
     app.commands.addCommand(CommandIDs.showSidebar, {

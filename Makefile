@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test test-unit test-browser test-notebooks test-wheel test-hub reliability notebooks check bench doctor clean
+.PHONY: setup lab test test-unit test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -38,7 +38,7 @@ test: setup
 	$(MAKE) --no-print-directory test-unit test-browser test-notebooks
 
 test-unit: setup
-	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py -p no:cacheprovider
+	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py -p no:cacheprovider
 
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
@@ -46,11 +46,11 @@ test-browser: setup
 test-notebooks: setup
 	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg --nbval-current-env -p no:cacheprovider
 
-# The two other routes in, slow, so in .ci/run and not in `make test`: the built wheel in a fresh venv
-# (doctor, labextension, `gpu-dask-kit lab`, `check` of every notebook), and a real JupyterHub with two
-# system users (needs root for useradd, and Chromium).
-test-wheel: setup
-	$(BIN)/python -m pytest tests/test_wheel.py -p no:cacheprovider --timeout=2400
+# The other routes in, slow, so in .ci/run and not in `make test`: a fresh clone set up without Node, the
+# built wheel in a fresh venv (doctor, labextension, `gpu-dask-kit lab`, `check` of every notebook), and a
+# real JupyterHub with two system users (needs root for useradd, and Chromium).
+test-routes: setup
+	$(BIN)/python -m pytest tests/test_wheel.py tests/test_fresh_clone.py -p no:cacheprovider --timeout=2400
 
 test-hub: setup
 	$(BIN)/python -m pytest tests/hub --confcutdir=tests/hub -p no:cacheprovider --timeout=1200

@@ -1,28 +1,33 @@
 # Two commands: `make lab` (set up, then open the workshop in JupyterLab) and `make test` (set up, then
-# run every test). Everything lives in .venv; nothing is installed outside it.
+# run every test). Everything lives in .venv; nothing is installed outside it. Needs only Python >= 3.11
+# and make: uv (the installer) and Node.js (to build the JupyterLab extension) both come from PyPI.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+UV     := $(BIN)/uv
 STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test test-unit test-browser test-notebooks reliability notebooks check bench doctor clean
+.PHONY: setup lab test test-unit test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python $(INSTALL_DEPS)
+$(UV): $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv
+
+$(STAMP): $(UV) $(INSTALL_DEPS)
 	rm -rf gpu_dask_kit/labextension
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(UV) pip install --quiet --python $(BIN)/python -e ".[test]"
 	$(BIN)/jupyter labextension list 2>&1 | grep -q "gpu-dask-kit.*enabled.*OK" || (echo "gpu-dask-kit labextension not installed" && $(BIN)/jupyter labextension list && false)
 	touch $@
 
+# Opens notebooks/00_start_here.ipynb; the URL is the last line printed. Lab settings live in .venv.
 lab: setup
-	$(BIN)/gpu-dask-kit lab --notebook-dir notebooks
+	$(BIN)/gpu-dask-kit lab
 
 doctor: setup
 	$(BIN)/gpu-dask-kit doctor
@@ -33,13 +38,22 @@ test: setup
 	$(MAKE) --no-print-directory test-unit test-browser test-notebooks
 
 test-unit: setup
-	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability -p no:cacheprovider
+	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py -p no:cacheprovider
 
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
 
 test-notebooks: setup
 	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg --nbval-current-env -p no:cacheprovider
+
+# The other routes in, slow, so in .ci/run and not in `make test`: a fresh clone set up without Node, the
+# built wheel in a fresh venv (doctor, labextension, `gpu-dask-kit lab`, `check` of every notebook), and a
+# real JupyterHub with two system users (needs root for useradd, and Chromium).
+test-routes: setup
+	$(BIN)/python -m pytest tests/test_wheel.py tests/test_fresh_clone.py -p no:cacheprovider --timeout=2400
+
+test-hub: setup
+	$(BIN)/python -m pytest tests/hub --confcutdir=tests/hub -p no:cacheprovider --timeout=1200
 
 # Faults and workshop load (killed workers and kernels, restarts, 20 re-runs, 8 concurrent kernels): a few
 # minutes, so separate from `make test`; .ci/run runs both. Figures: docs/reliability.md.

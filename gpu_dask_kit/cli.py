@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Sequence
 
+from ._version import __version__
 from .memory import format_bytes
+from .workshop import lab_command
 
 __all__ = ["main", "build_parser"]
 
@@ -73,27 +74,10 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
-def lab_command(notebook_dir: str, port: int | None, open_browser: bool) -> list[str]:
-    """The JupyterLab command line `gpu-dask-kit lab` runs (bound to 127.0.0.1)."""
-    cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.root_dir={notebook_dir}"]
-    if port:
-        cmd.append(f"--ServerApp.port={port}")
-    if not open_browser:
-        cmd.append("--no-browser")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    return cmd
-
-
 def _cmd_lab(args: argparse.Namespace) -> int:
-    notebook_dir = os.path.abspath(args.notebook_dir or ("notebooks" if os.path.isdir("notebooks") else "."))
-    if not os.path.isdir(notebook_dir):
-        print(f"error: --notebook-dir={args.notebook_dir!r} is not a folder. Pass the folder with the workshop notebooks.", file=sys.stderr)
-        return 2
-    cmd = lab_command(notebook_dir, args.port, not args.no_browser)
-    print(f"Starting JupyterLab on {notebook_dir} (127.0.0.1 only). Open the http://127.0.0.1:... URL it prints below.", flush=True)
-    os.execv(cmd[0], cmd)
-    return 0  # pragma: no cover
+    from .workshop import run_lab
+
+    return run_lab(args.notebook_dir, args.port, open_browser=not args.no_browser)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -104,6 +88,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpu-dask-kit", description="GPU (and CPU) Dask clusters for teaching.")
+    parser.add_argument("--version", action="version", version=f"gpu-dask-kit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     doctor = sub.add_parser("doctor", help="Explain this machine: GPUs, driver, libraries, and what device='auto' picks.")
@@ -117,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", action="store_true", help="Print the sessions as JSON.")
     sessions.set_defaults(func=_cmd_sessions)
 
-    lab = sub.add_parser("lab", help="Start JupyterLab on the workshop notebooks, bound to 127.0.0.1.")
-    lab.add_argument("--notebook-dir", default=None, help="Folder to serve (default: ./notebooks if present, else .).")
+    lab = sub.add_parser("lab", help="Open the workshop (00_start_here) in JupyterLab, bound to 127.0.0.1; outside a checkout, first copy it to ~/gpu-dask-kit-workshop.")
+    lab.add_argument("--notebook-dir", default=None, help="Serve this folder instead of the workshop.")
     lab.add_argument("--port", type=int, default=None, help="Port (default: Jupyter's, 8888 or the next free one).")
     lab.add_argument("--no-browser", action="store_true", help="Do not open a browser.")
     lab.set_defaults(func=_cmd_lab)

@@ -19,9 +19,9 @@ from gpu_dask_kit.options import OPTION_DOCS, ClusterOptions
 
 from .conftest import kit_children
 
-widgets_mod = pytest.importorskip("gpu_dask_kit.widgets")
-from gpu_dask_kit.widgets import ClusterControls, KitPanel, MemoryMonitor, show  # noqa: E402
-from gpu_dask_kit.widgets import markup, viewmodel as vm  # noqa: E402
+widgets_mod = pytest.importorskip("gpu_dask_kit.notebook.widgets")
+from gpu_dask_kit.notebook.widgets import ClusterControls, KitPanel, MemoryMonitor, show  # noqa: E402
+from gpu_dask_kit.notebook.widgets import markup, viewmodel as vm  # noqa: E402
 
 GiB = 2**30
 
@@ -38,7 +38,7 @@ def gpu_worker(name="0", used=4 * GiB, limit=int(12.8 * GiB), total=16 * GiB, **
                   device_memory_total=total, device_index=int(name), rmm_pool_size=8 * GiB, **kw)
 
 
-@pytest.mark.parametrize("name", ["gpu_dask_kit.widgets.viewmodel", "gpu_dask_kit.widgets.markup"])
+@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup"])
 def test_doctests(name):
     import doctest
     import importlib
@@ -167,7 +167,7 @@ def test_status_and_error_markup_escape_text():
 
 
 def test_importing_the_kit_does_not_import_ipywidgets():
-    code = "import sys, gpu_dask_kit; print(json.dumps([m for m in ('ipywidgets', 'gpu_dask_kit.widgets') if m in sys.modules]))"
+    code = "import sys, gpu_dask_kit; print(json.dumps([m for m in ('ipywidgets', 'gpu_dask_kit.notebook.widgets') if m in sys.modules]))"
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
 

@@ -168,7 +168,7 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
 def test_gpu_monitor_markup_with_fake_numbers(browser):
     """No GPU here: render the monitor's HTML for a faked 2-GPU snapshot in Chromium and check the bars."""
     from gpu_dask_kit.monitor import ClusterMemory, WorkerMemory
-    from gpu_dask_kit.widgets import markup, viewmodel
+    from gpu_dask_kit.notebook.widgets import markup, viewmodel
 
     gib = 2**30
 

@@ -21,7 +21,7 @@ from .conftest import kit_children
 
 widgets_mod = pytest.importorskip("gpu_dask_kit.notebook.widgets")
 from gpu_dask_kit.notebook.widgets import ClusterControls, KitPanel, MemoryMonitor, show  # noqa: E402
-from gpu_dask_kit.notebook.widgets import markup, viewmodel as vm  # noqa: E402
+from gpu_dask_kit.notebook.widgets import form, markup, viewmodel as vm  # noqa: E402
 
 GiB = 2**30
 
@@ -38,7 +38,8 @@ def gpu_worker(name="0", used=4 * GiB, limit=int(12.8 * GiB), total=16 * GiB, **
                   device_memory_total=total, device_index=int(name), rmm_pool_size=8 * GiB, **kw)
 
 
-@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup"])
+@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup",
+                                  "gpu_dask_kit.notebook.widgets.form"])
 def test_doctests(name):
     import doctest
     import importlib
@@ -50,8 +51,8 @@ def test_doctests(name):
 # -- form --------------------------------------------------------------------------------------------
 def test_form_fields_come_from_option_docs_and_config():
     with dask.config.set({"gpu-dask-kit.n-workers": 3, "gpu-dask-kit.memory-limit": "2GiB"}):
-        specs = {s.name: s for s in vm.form_fields(ClusterOptions.from_config())}
-    assert tuple(specs) == vm.FORM_FIELDS
+        specs = {s.name: s for s in form.form_fields(ClusterOptions.from_config())}
+    assert tuple(specs) == form.FORM_FIELDS
     assert specs["n_workers"].value == "3" and specs["memory_limit"].value == "2GiB"
     assert specs["device"].kind == "choice" and specs["enable_cudf_spill"].kind == "flag"
     for name, spec in specs.items():
@@ -59,9 +60,9 @@ def test_form_fields_come_from_option_docs_and_config():
     assert "GPU only" in specs["rmm_pool_size"].tooltip and "GPU only" not in specs["device"].tooltip
 
 
-@pytest.mark.parametrize("name", sorted(vm.CHOICES))
+@pytest.mark.parametrize("name", sorted(form.CHOICES))
 def test_every_choice_is_accepted_by_cluster_options(name):
-    for choice in vm.CHOICES[name]:
+    for choice in form.CHOICES[name]:
         assert getattr(ClusterOptions.from_config(**{name: choice}), name) == choice
 
 
@@ -72,16 +73,16 @@ def test_every_choice_is_accepted_by_cluster_options(name):
 ])
 def test_form_round_trips_options(options):
     opts = ClusterOptions.from_config(**options)
-    values = {s.name: s.value for s in vm.form_fields(opts)}
-    assert ClusterOptions.from_config(**vm.parse_form(values)) == opts
+    values = {s.name: s.value for s in form.form_fields(opts)}
+    assert ClusterOptions.from_config(**form.parse_form(values)) == opts
 
 
 def test_parse_form_passes_only_changes_and_keeps_the_sessions_other_options(tmp_path):
-    values = {s.name: s.value for s in vm.form_fields(ClusterOptions.from_config())}
-    assert vm.parse_form(values) == {}  # an untouched form: config defaults, no GPU option "ignored in CPU mode"
+    values = {s.name: s.value for s in form.form_fields(ClusterOptions.from_config())}
+    assert form.parse_form(values) == {}  # an untouched form: config defaults, no GPU option "ignored in CPU mode"
     base = ClusterOptions.from_config(device="cpu", local_directory=str(tmp_path), n_workers=2)
-    values = {s.name: s.value for s in vm.form_fields(base)}
-    kwargs = vm.parse_form(values, base)
+    values = {s.name: s.value for s in form.form_fields(base)}
+    kwargs = form.parse_form(values, base)
     assert kwargs == {"local_directory": str(tmp_path), "device": "cpu", "n_workers": "2"}
     assert ClusterOptions.from_config(**kwargs) == base  # so Start with an unchanged form reuses the session
 
@@ -89,14 +90,14 @@ def test_parse_form_passes_only_changes_and_keeps_the_sessions_other_options(tmp
 @pytest.mark.parametrize("field, text", [("n_workers", "0"), ("memory_limit", "12 parsecs"), ("threads_per_worker", "two")])
 def test_parse_form_raises_the_kits_option_error(field, text):
     with pytest.raises(OptionError) as info:
-        vm.parse_form({field: text})
+        form.parse_form({field: text})
     assert info.value.parameter == field and str(info.value).startswith(f"{field}=")
 
 
 def test_button_states():
-    assert vm.button_disabled(running=True, busy=False, can_scale=True) == dict(start=False, stop=False, restart=False, scale=False)
-    assert vm.button_disabled(running=True, busy=False, can_scale=False)["scale"] is True
-    assert all(vm.button_disabled(running=True, busy=True, can_scale=True).values())
+    assert form.button_disabled(running=True, busy=False, can_scale=True) == dict(start=False, stop=False, restart=False, scale=False)
+    assert form.button_disabled(running=True, busy=False, can_scale=False)["scale"] is True
+    assert all(form.button_disabled(running=True, busy=True, can_scale=True).values())
 
 
 # -- monitor view-model ------------------------------------------------------------------------------
@@ -126,12 +127,12 @@ def test_device_bar_with_fake_gpu_numbers():
 def test_monitor_model_cpu_has_the_cpu_mode_line_and_no_gpu_columns():
     memory = ClusterMemory("cpu", 1000.0, (worker("0", host_memory_used=9 * GiB), worker("1", pid=101)))
     model = vm.monitor_model(memory, "No NVIDIA driver was found.")
-    assert model.mode_line == "No GPU: CPU mode. No NVIDIA driver was found."
+    assert model.mode_line == "CPU mode: No NVIDIA driver was found."
     assert not model.gpu and model.n_workers == 2 and model.totals["host_memory_used"] == 10 * GiB
     table = markup.monitor_table_html(model)
     assert "GPU memory" not in table and "Spilled to disk" in table
     assert "data-worker='0' data-kind='host' data-level='warn'" in table and vm.COLOURS["warn"] in table
-    assert "No GPU: CPU mode" in markup.monitor_header_html(model)
+    assert "CPU mode: No NVIDIA driver was found." in markup.monitor_header_html(model)
 
 
 def test_monitor_model_gpu_shows_every_column():
@@ -284,7 +285,7 @@ def test_monitor_refreshes_in_the_background_and_stops_on_close(no_leaks):
     session = gpu_dask_kit.start_cluster(device="cpu", n_workers=1, threads_per_worker=1, verbose=False)
     monitor = MemoryMonitor(session, interval=0.2)
     assert monitor.running and monitor.model is not None and monitor.model.n_workers == 1
-    assert "No GPU: CPU mode" in monitor.header.value and "data-kind='host'" in monitor.table.value
+    assert monitor.header.value.count("CPU mode") == 1 and "data-kind='host'" in monitor.table.value
     assert wait_until(lambda: monitor.ticks >= 4), monitor.last_error
     assert len(monitor.history) >= 4 and "<polyline" in monitor.chart.value
     thread = monitor._thread

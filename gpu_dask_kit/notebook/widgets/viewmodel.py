@@ -1,138 +1,39 @@
-"""View-models of the widgets: plain data in, plain data out. No ipywidgets, no cluster, no threads.
+"""View-model of the memory monitor: plain data in, plain data out. No ipywidgets, no cluster, no threads.
 
-The views (:mod:`.controls`, :mod:`.monitor_view`) turn these models into widgets; everything a test
-wants to check (form fields and tooltips, which buttons are enabled, bar widths and colours, the CPU-mode
-line, the time series) is decided here, from a :class:`~gpu_dask_kit.options.ClusterOptions` or a
-:class:`~gpu_dask_kit.monitor.ClusterMemory` that a test can build by hand (fake GPU numbers included).
+The view (:mod:`.monitor_view`, :mod:`.markup`) turns these models into HTML; everything a test wants to
+check (bar widths, levels and colours, the CPU-mode line, the time series) is decided here, from a
+snapshot such as ``session.memory()`` returns, which a test can build by hand (fake GPU numbers included).
+The form's view-model is :mod:`.form`.
 """
 
 from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from ..memory import format_bytes
-from ..monitor import ClusterMemory, WorkerMemory
-from ..options import OPTION_DOCS, ClusterOptions
+from dask.utils import format_bytes
+
+try:  # the one threshold of widget and sidebar
+    from ...monitor import MEMORY_CRITICAL, MEMORY_WARN
+except ImportError:  # TODO(core): gpu_dask_kit/monitor.py defines MEMORY_WARN / MEMORY_CRITICAL (BRIEF); drop this fallback then
+    MEMORY_WARN, MEMORY_CRITICAL = 0.8, 0.95
 
 __all__ = [
-    "FORM_FIELDS", "CHOICES", "FieldSpec", "form_fields", "field_value", "tooltip", "parse_form",
-    "button_disabled", "WARN_AT", "CRITICAL_AT", "COLOURS", "level", "Bar", "WorkerRow", "MonitorModel",
-    "host_bar", "device_bar", "monitor_model", "SERIES", "History",
+    "MEMORY_WARN", "MEMORY_CRITICAL", "WARN_AT", "CRITICAL_AT", "COLOURS", "level", "Bar", "WorkerRow", "MonitorModel",
+    "host_bar", "device_bar", "mode_line", "monitor_model", "SERIES", "History",
 ]
 
-#: The knobs the control form shows, in this order; each label is the option's own name.
-FORM_FIELDS = ("device", "n_workers", "threads_per_worker", "memory_limit", "device_memory_limit",
-               "rmm_pool_size", "enable_cudf_spill", "protocol")
-#: Options shown as a drop-down (every choice is accepted by ClusterOptions; a test pins that).
-CHOICES = {"device": ("auto", "gpu", "cpu"), "protocol": ("tcp", "ucx")}
-_FLAGS = ("enable_cudf_spill",)
-_SIZES = ("memory_limit", "device_memory_limit", "rmm_pool_size")
 
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """One form field: ``kind`` is "choice" (drop-down), "flag" (checkbox) or "text"."""
-
-    name: str
-    kind: str
-    value: Any
-    choices: tuple[str, ...]
-    tooltip: str
-    placeholder: str
-
-
-def tooltip(name: str) -> str:
-    """The hover text of an option, from ``OPTION_DOCS`` (the one place each knob is documented).
-
-    >>> tooltip("n_workers").startswith("Number of worker processes.")
-    True
-    """
-    doc = OPTION_DOCS[name]
-    text = f"{doc['help']} Accepted: {doc['accepted']}."
-    if doc["per_worker"]:
-        text += " Per worker."
-    if doc["gpu_only"]:
-        text += " GPU only (ignored in CPU mode)."
-    return text
-
-
-def _size_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
-        if value % factor == 0:
-            return f"{value // factor}{unit}"
-    return str(value)
-
-
-def field_value(name: str, value: Any) -> Any:
-    """The form's text (or checkbox state) for a normalised option value; parsing it gives the value back.
-
-    >>> field_value("memory_limit", 2**31), field_value("device_memory_limit", 0.8), field_value("n_workers", None)
-    ('2GiB', '0.8', '')
-    >>> field_value("device_memory_limit", None), field_value("enable_cudf_spill", True)
-    ('off', True)
-    """
-    if name in _FLAGS:
-        return bool(value)
-    if value is None:
-        return "off" if name == "device_memory_limit" else ""
-    if name in _SIZES and isinstance(value, (int, float)):
-        return _size_text(value)
-    return str(value)
-
-
-def form_fields(options: ClusterOptions) -> list[FieldSpec]:
-    """The control form for ``options`` (defaults from config, or a running session's options)."""
-    specs = []
-    for name in FORM_FIELDS:
-        kind = "choice" if name in CHOICES else "flag" if name in _FLAGS else "text"
-        placeholder = "default" if name in ("n_workers", "threads_per_worker") else "none" if name in _SIZES else ""
-        specs.append(FieldSpec(name, kind, field_value(name, getattr(options, name)), CHOICES.get(name, ()),
-                               tooltip(name), placeholder))
-    return specs
-
-
-def parse_form(values: Mapping[str, Any], base: ClusterOptions | None = None) -> dict[str, Any]:
-    """Keyword arguments for ``start_cluster`` from the form's values; raises the kit's ``OptionError``.
-
-    Only fields that differ from the configured defaults are passed (so a CPU start does not report GPU
-    options as "ignored"); options the running session ``base`` was given explicitly outside the form
-    (``local_directory``, ``scheduler_address``, ...) are kept, so an unchanged form reuses that session.
-
-    >>> parse_form({"device": "cpu", "n_workers": "2", "memory_limit": "auto"})
-    {'device': 'cpu', 'n_workers': '2'}
-    """
-    carried = {n: getattr(base, n) for n in sorted(base.explicit) if n not in FORM_FIELDS} if base else {}
-    raw = {n: (None if isinstance(v, str) and not v.strip() else v) for n, v in values.items() if n in FORM_FIELDS}
-    wanted = ClusterOptions.from_config(**carried, **raw)  # raises OptionError naming the field
-    defaults = ClusterOptions.from_config()
-    changed = {n: raw[n] for n in raw if getattr(wanted, n) != getattr(defaults, n)}
-    return {**carried, **changed}
-
-
-def button_disabled(running: bool, busy: bool, can_scale: bool) -> dict[str, bool]:
-    """Which buttons are disabled: everything while busy; Stop/Restart/Scale need a running cluster,
-    Scale one the kit started (not a connection to an existing scheduler).
-
-    >>> button_disabled(running=False, busy=False, can_scale=False)
-    {'start': False, 'stop': True, 'restart': True, 'scale': True}
-    """
-    if busy:
-        return dict.fromkeys(("start", "stop", "restart", "scale"), True)
-    return {"start": False, "stop": not running, "restart": not running, "scale": not (running and can_scale)}
-
-
-# -- memory monitor ------------------------------------------------------------------------------------
-WARN_AT = 0.80
-CRITICAL_AT = 0.95
-COLOURS = {"ok": "#43a047", "warn": "#ffb300", "critical": "#e53935", "none": "#9e9e9e"}
+#: The memory-warning thresholds (fractions of a limit), shared with the JupyterLab sidebar.
+WARN_AT, CRITICAL_AT = MEMORY_WARN, MEMORY_CRITICAL
+#: Bar colours: JupyterLab's theme colours, with fallbacks for pages outside JupyterLab.
+COLOURS = {"ok": "var(--jp-success-color1, #43a047)", "warn": "var(--jp-warn-color1, #ffb300)",
+           "critical": "var(--jp-error-color1, #e53935)", "none": "var(--jp-layout-color4, #9e9e9e)"}
 
 
 def level(fraction: float | None) -> str:
-    """"ok", "warn" (>= 80 %), "critical" (>= 95 %) or "none" (no limit known).
+    """"ok", "warn" (>= MEMORY_WARN, 80 %), "critical" (>= MEMORY_CRITICAL, 95 %) or "none" (no limit known).
 
     >>> level(0.5), level(0.8), level(0.95), level(None)
     ('ok', 'warn', 'critical', 'none')
@@ -162,7 +63,7 @@ def _clip(x: float) -> float:
     return max(0.0, min(1.0, x))
 
 
-def host_bar(w: WorkerMemory) -> Bar:
+def host_bar(w: Any) -> Bar:
     """Host memory against the worker's ``memory_limit`` (dask pauses near 80 % and restarts at 95 %)."""
     limit = w.host_memory_limit
     fraction = w.host_memory_used / limit if limit else None
@@ -171,7 +72,7 @@ def host_bar(w: WorkerMemory) -> Bar:
     return Bar("host", w.host_memory_used, limit, None, None if fraction is None else _clip(fraction), None, lvl, COLOURS[lvl], label)
 
 
-def device_bar(w: WorkerMemory) -> Bar | None:
+def device_bar(w: Any) -> Bar | None:
     """GPU memory used against the device total, with the spill threshold (``device_memory_limit``) marked;
     the colour says how close ``used`` is to that threshold (to the total when spilling is off)."""
     if w.device_memory_used is None:
@@ -210,21 +111,33 @@ class MonitorModel:
     time: float
     n_workers: int
     gpu: bool
-    mode_line: str | None          # "No GPU: CPU mode. <reason>" on CPU
+    mode_line: str | None          # on CPU: why (the detection reason, said once), else None
     rows: tuple[WorkerRow, ...]
     totals: dict[str, int]
 
 
-def monitor_model(memory: ClusterMemory, reason: str = "") -> MonitorModel:
-    """The monitor's model of one snapshot; ``reason`` is the session's backend reason."""
+def mode_line(reason: str) -> str:
+    """The one line that says a cluster runs on CPU, and why (each thing once).
+
+    >>> mode_line("CPU mode: no NVIDIA driver was found."), mode_line("No NVIDIA driver."), mode_line("")
+    ('CPU mode: no NVIDIA driver was found.', 'CPU mode: No NVIDIA driver.', 'CPU mode.')
+    """
+    reason = reason.strip()
+    if reason.lower().startswith("cpu mode") or reason.lower().startswith("cpu workers"):
+        return reason
+    return f"CPU mode: {reason}" if reason else "CPU mode."
+
+
+def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
+    """The monitor's model of one snapshot (``session.memory()``); ``reason`` is the session's reason."""
     gpu = memory.backend == "gpu" or any(w.device_memory_used is not None for w in memory.workers)
     rows = tuple(WorkerRow(w.name, w.address, w.pid, device_bar(w), host_bar(w), w.spilled_to_host, w.spilled_to_disk,
                            w.rmm_pool_size, w.device_index) for w in memory.workers)
-    mode_line = None if gpu else ("No GPU: CPU mode. " + reason).strip()
+    line = None if gpu else mode_line(reason)
     totals = {key: memory.total(key) for key, _, _ in SERIES}
     totals["host_memory_limit"] = memory.total("host_memory_limit")
     totals["device_memory_limit"] = memory.total("device_memory_limit")
-    return MonitorModel(memory.backend, memory.time, len(memory.workers), gpu, mode_line, rows, totals)
+    return MonitorModel(memory.backend, memory.time, len(memory.workers), gpu, line, rows, totals)
 
 
 #: The time series of cluster totals: (ClusterMemory field, legend, colour).

@@ -109,12 +109,6 @@ class ClusterOptions:
             name = "scheduler_address" if self.scheduler_address else "scheduler_file"
             raise OptionError(name, getattr(self, name), 'either deploy="slurm" (the kit submits the jobs) or a running scheduler, not both',
                               f'drop {name} to start workers on SLURM, or drop deploy="slurm" to connect')
-        if self.deploy != "slurm":
-            for name in sorted(self._explicit):
-                spec = OPTION_SPECS.get(name)
-                if spec is not None and spec.slurm_only and getattr(self, name) != spec.default:
-                    raise OptionError(name, getattr(self, name), f'{name} only together with deploy="slurm"',
-                                      f'pass deploy="slurm" to submit the workers as SLURM jobs, or drop {name}')
 
     @classmethod
     def from_config(cls, **overrides: Any) -> ClusterOptions:
@@ -133,7 +127,11 @@ class ClusterOptions:
             if name in given:
                 raise OptionError(name, value, "each option once", f"{key!r} and another spelling of {name} were both given: keep one")
             given[name] = value
-        return cls(**{**configured(), **given}, _explicit=frozenset(given))
+        base = configured()
+        options = cls(**{**base, **given}, _explicit=frozenset(given))
+        if options.deploy != "slurm":
+            _refuse_slurm_options(options, given, base)
+        return options
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> ClusterOptions:
@@ -164,6 +162,21 @@ class ClusterOptions:
     def changed_from(self, other: ClusterOptions) -> dict[str, tuple[Any, Any]]:
         """The options that differ from ``other``: ``{name: (other's value, this value)}``."""
         return {n: (getattr(other, n), getattr(self, n)) for n in OPTION_SPECS if getattr(other, n) != getattr(self, n)}
+
+
+def _refuse_slurm_options(options: ClusterOptions, given: Mapping[str, Any], base: Mapping[str, Any]) -> None:
+    """A SLURM-only option given explicitly (other than as configured) needs deploy="slurm"."""
+    for name in given:
+        spec = OPTION_SPECS[name]
+        if not spec.slurm_only:
+            continue
+        try:
+            as_configured = spec.normalise(base[name])
+        except OptionError:
+            as_configured = None
+        if getattr(options, name) != as_configured:
+            raise OptionError(name, given[name], f'deploy="slurm" with it ({name} is a SLURM option; deploy is {options.deploy!r})',
+                              f'pass deploy="slurm" to submit the workers as SLURM jobs, or leave {name} out')
 
 
 def options_from_mapping(values: Mapping[str, Any]) -> ClusterOptions:

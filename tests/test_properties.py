@@ -35,7 +35,7 @@ from jupyter_server.utils import url_path_join
 import gpu_dask_kit as kit
 from gpu_dask_kit import ClusterStartError, ConnectError, KitError, OptionError
 from gpu_dask_kit.cli import build_parser, main
-from gpu_dask_kit.options import ClusterOptions, option_names, options_from_mapping
+from gpu_dask_kit.options import OPTION_SPECS, ClusterOptions, option_name, option_names, options_from_mapping
 from gpu_dask_kit.scripts import add_cluster_args, options_from_args
 from gpu_dask_kit.server.handlers import make_handlers
 
@@ -83,6 +83,9 @@ NASTY = [
     "127.0.0.1:99999", "tcp://", "tcp://127.0.0.1:8786", "tls://x:1", "ucx://h:1", "carrier-pigeon://h:1",
     "GPU-abc", "MIG-1", "0,0", "0,1", "0, 1", "true", "yes", "maybe", "gpu", "cpu", "tpu", "ucx", "tcp", " GPU ",
     "9" * 5000, "1" * 30 + "GB", "$(touch /tmp/gdk-pwned)", "; rm -rf /", "__import__('os').system('true')",
+    # SLURM options: time limits, names, directives, interfaces
+    "30", "0:30", "01:00:00", "1-12", "1-12:30", "7-23:59:59", "01:60:00", "1-24", "00:00:00", "UNLIMITED", "1:2:3:4",
+    "slurm", "local", "debug", "gpu_a100", "ib0", "eth0", "--qos=debug", "#SBATCH --qos=x", "--a\n--b", "16GiB",
 ]
 
 SIZE_STRINGS = st.builds(
@@ -107,9 +110,16 @@ SCALARS = st.one_of(
     st.text(max_size=40), st.sampled_from(NASTY), SIZE_STRINGS, ADDRESSES,
 )
 
+WALLTIMES = st.builds(
+    lambda d, h, m, sec, form: form.format(d=d, h=h, m=m, s=sec),
+    st.integers(0, 10), st.integers(0, 30), st.integers(0, 70), st.integers(0, 70),
+    st.sampled_from(["{m}", "{m}:{s:02d}", "{h:02d}:{m:02d}:{s:02d}", "{d}-{h}", "{d}-{h:02d}:{m:02d}", "{d}-{h}:{m}:{s}", "{h}h"]),
+)
+
 VALUES = st.one_of(
-    SCALARS,
+    SCALARS, WALLTIMES,
     st.lists(st.one_of(st.integers(-2, 9), st.text(max_size=5)), max_size=3),
+    st.lists(st.one_of(st.sampled_from(["--qos=debug", "--exclusive", "#SBATCH --x", "x", "--a\nb", ""]), st.text(max_size=8)), max_size=3),
     st.lists(st.integers(-2, 9), max_size=3).map(tuple),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
     st.just(object()),
@@ -141,6 +151,10 @@ N_SINGLE = 1000
 @example(name="CUDA_VISIBLE_DEVICES", value=["a"])
 @example(name="host", value="\x00")
 @example(name="local_directory", value="\x00")
+@example(name="walltime", value=3600)
+@example(name="walltime", value="9" * 5000)
+@example(name="job_memory", value="0.5")
+@example(name="job_extra_directives", value=["--a", 1])
 def test_any_value_of_one_option_is_accepted_or_named_in_an_option_error(name, value):
     _ran("options_single_field", N_SINGLE)
     try:
@@ -171,7 +185,8 @@ def test_any_combination_of_keywords_is_accepted_or_an_option_error(kwargs):
     try:
         ClusterOptions.from_config(**kwargs)
     except OptionError as err:
-        assert err.parameter in kwargs, (err.parameter, kwargs)
+        named = set(kwargs) | {option_name(k) for k in kwargs}  # a dashed key is reported by its option name
+        assert err.parameter in named, (err.parameter, kwargs)
         assert str(err).startswith(f"{err.parameter}=")
         if err.parameter not in option_names():
             assert "one of the option names" in err.accepted
@@ -180,6 +195,32 @@ def test_any_combination_of_keywords_is_accepted_or_an_option_error(kwargs):
         ClusterOptions(**known)  # the dataclass itself, without dask.config
     except OptionError as err:
         assert err.parameter in known
+
+
+N_SLURM = 400
+SLURM_OPTIONS = sorted(name for name, spec in OPTION_SPECS.items() if spec.slurm_only)
+
+
+@settings(max_examples=N_SLURM, deadline=None, suppress_health_check=FIXTURES_OK)
+@given(name=st.sampled_from(SLURM_OPTIONS), value=VALUES, dashed=st.booleans())
+@example(name="walltime", value="1-00:00", dashed=True)
+@example(name="job_extra_directives", value="--qos=debug", dashed=False)
+def test_any_value_of_a_slurm_option_with_deploy_slurm_is_accepted_or_named(name, value, dashed):
+    """SLURM options with deploy="slurm": as keyword or dashed key, accepted (then a fixed point that
+    survives JSON), or an OptionError naming the option and showing the value."""
+    _ran("options_slurm_field", N_SLURM)
+    key = name.replace("_", "-") if dashed else name
+    try:
+        opts = ClusterOptions.from_config(deploy="slurm", **{key: value})
+    except OptionError as err:
+        assert err.parameter == name and str(err).startswith(f"{name}=") and " is not accepted: expected " in str(err)
+        assert repr(value) in str(err) or (name in ("job_cores", "gpus_per_job") and isinstance(value, str)), str(err)
+        return
+    assert ClusterOptions.from_config(deploy="slurm", **{name: getattr(opts, name)}) == opts
+    assert options_from_mapping(json.loads(json.dumps(opts.to_dict()))) == opts
+    if getattr(opts, name) != OPTION_SPECS[name].default:  # the default itself is nothing given
+        with pytest.raises(OptionError, match='Pass deploy="slurm"'):
+            ClusterOptions.from_config(deploy="local", **{key: value})
 
 
 N_MAPPING = 200
@@ -217,7 +258,7 @@ def _impossible_requests():
     workers = st.integers(1, 2)
     kinds = [
         st.builds(lambda k, v, n: ("unknown_key", {k: v, "n_workers": n, "memory_limit": "1GiB"}),
-                  st.text(min_size=1, max_size=15).filter(lambda k: k not in (*option_names(), "verbose", "security")), SCALARS, workers),
+                  st.text(min_size=1, max_size=15).filter(lambda k: option_name(k) is None and k not in ("verbose", "security")), SCALARS, workers),
         st.builds(lambda size, n: ("memory_above_machine", {"device": "cpu", "n_workers": n, "memory_limit": size}),
                   st.one_of(st.integers(_TOTAL_MEMORY + 1, 2**62), st.integers(10**3, 10**6).map(lambda t: f"{t}TiB")), workers),
         st.builds(lambda size, n: ("bad_size", {"device": "cpu", "n_workers": n, "memory_limit": size}),

@@ -14,7 +14,7 @@ import time
 import psutil
 import pytest
 
-from conftest import open_notebook, save_screenshot
+from conftest import open_notebook, run_command, save_screenshot
 
 NOTEBOOK = "widgets_check.ipynb"
 CELLS = [
@@ -101,7 +101,12 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     start.wait_for(timeout=90_000)  # kernel start + imports
     assert cell(page, 0).locator(".jp-OutputArea-child").count() == 1  # shown once although it is the last expression
     titles = field(page, "text", "n_workers").evaluate("el => [el, ...el.querySelectorAll('[title]')].map(e => e.title).join(' | ')")
-    assert "Number of worker processes" in titles and "whole number >= 1" in titles  # the tooltip from OPTION_DOCS
+    assert "Number of worker processes" in titles and "whole number >= 1" in titles  # the tooltip from the option spec
+    assert not field(page, "text", "partition").is_visible()  # SLURM fields: only for deploy="slurm"
+    field(page, "dropdown", "deploy").locator("select").select_option("slurm")
+    field(page, "text", "partition").wait_for(state="visible", timeout=15_000)
+    field(page, "dropdown", "deploy").locator("select").select_option("local")
+    field(page, "text", "partition").wait_for(state="hidden", timeout=15_000)
     page.locator(f"{STATUS}[data-state='stopped']").wait_for(timeout=15_000)
     assert page.locator(".widget-button:has-text('Stop')").first.is_disabled()
 
@@ -129,11 +134,16 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     pids = [int(p) for p in page.locator("tr.gdkw-worker").evaluate_all("rows => rows.map(r => r.dataset.pid)")]
     (record,) = records(lab_server)
     assert set(pids) == {p["pid"] for p in record["processes"]} and all(psutil.pid_exists(p) for p in pids)
-    assert "No GPU: CPU mode" in page.locator(".gdkw-mode").inner_text()
+    output = cell(page, 0).locator(".jp-OutputArea-output").first.inner_text()
+    assert output.count("CPU mode") == 1, output  # said once: in the status line, not again in the monitor
+    assert "CPU mode" in page.locator(f"{STATUS} .gdkw-reason").inner_text()
+    meter = page.locator(".gdkw-bar[data-kind='host'][role='meter']").first
+    assert meter.get_attribute("aria-label").endswith("host memory") and 0 <= int(meter.get_attribute("aria-valuenow")) <= 100
     assert "MiB" in page.locator("tr.gdkw-worker").first.inner_text()
     assert page.locator(".gdkw-bar[data-kind='host']").count() == 2
     page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')"
                            "?.dataset.points) >= 2", timeout=15_000)
+    check_theme_colours(page)
 
     # run another cell: the monitor keeps refreshing while the kernel is busy
     run_cell(page, 1)
@@ -163,6 +173,36 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     assert records(lab_server) == []
     page.locator(f"{HEAD}[data-state='idle']").wait_for(timeout=10_000)
     save_screenshot(page, "widgets-stopped")
+
+
+def _luminance(css_colour: str) -> float:
+    """Relative luminance (0 black .. 1 white) of a computed "rgb(r, g, b)" / "rgba(...)" colour."""
+    r, g, b = (int(float(x)) for x in css_colour[css_colour.index("(") + 1:css_colour.index(")")].split(",")[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def _colours(page) -> dict[str, float]:
+    return {name: _luminance(page.locator(selector).first.evaluate(f"el => getComputedStyle(el).{prop}"))
+            for name, selector, prop in (("chart", "svg.gdkw-chart", "backgroundColor"), ("track", ".gdkw-bar", "backgroundColor"),
+                                         ("text", "tr.gdkw-worker td", "color"), ("status", STATUS, "color"))}
+
+
+def check_theme_colours(page) -> None:
+    """The chart, the bar tracks and the text follow JupyterLab's theme: light, then JupyterLab Dark."""
+    light = _colours(page)
+    assert light["chart"] > 0.8 and light["track"] > 0.6 and light["text"] < 0.4 and light["status"] < 0.4, light
+    try:
+        run_command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+        page.wait_for_function("() => { const c = getComputedStyle(document.querySelector('svg.gdkw-chart')).backgroundColor;"
+                               " const [r, g, b] = c.match(/[\\d.]+/g).map(Number); return r + g + b < 200; }", timeout=15_000)
+        dark = _colours(page)
+        save_screenshot(page, "widgets-jupyterlab-dark")
+        assert dark["chart"] < 0.2 and dark["track"] < 0.4, dark  # follows the theme: no white block
+        assert dark["text"] > 0.6 and dark["status"] > 0.6, dark   # readable on it
+    finally:
+        run_command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=30_000)
 
 
 def test_gpu_monitor_markup_with_fake_numbers(browser):

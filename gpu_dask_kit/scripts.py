@@ -38,8 +38,14 @@ def add_cluster_args(parser: argparse.ArgumentParser, *, title: str = "cluster (
         if spec.kind == "flag":
             group.add_argument(*spec.flags, dest=spec.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
         elif spec.kind == "list":
-            group.add_argument(*spec.flags, dest=spec.name, action="append", default=None, metavar="VALUE",
-                               help=help_text + f" Repeat the flag for more; write {spec.flags[0]}=--x=y for a value starting with '-'.")
+            group.add_argument(
+                *spec.flags,
+                dest=spec.name,
+                action="append",
+                default=None,
+                metavar="VALUE",
+                help=help_text + f" Repeat the flag for more; write {spec.flags[0]}=--x=y for a value starting with '-'.",
+            )
         else:
             metavar = "|".join(spec.choices) if spec.kind == "choice" else spec.name.upper().replace("_", "-") if spec.name.islower() else "LIST"
             group.add_argument(*spec.flags, dest=spec.name, default=None, metavar=metavar, help=help_text)

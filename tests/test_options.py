@@ -52,42 +52,47 @@ def test_environment_variables_override_defaults(tmp_path):
 
 
 def test_instructor_yaml_file_overrides_defaults(tmp_path):
-    (tmp_path / "workshop.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "workshop.yaml").write_text(
+        textwrap.dedent("""
         gpu-dask-kit:
           n-workers: 1
           memory-limit: 3GiB
           cuda-visible-devices: "0,1"
-    """))
+    """)
+    )
     code = "from gpu_dask_kit import ClusterOptions; o = ClusterOptions.from_config(); print(o.n_workers, o.memory_limit, o.CUDA_VISIBLE_DEVICES)"
     env = dict(os.environ, DASK_CONFIG=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", str(3 * 2**30), "0,1"]
 
 
-@pytest.mark.parametrize("kwargs, parameter, fragment", [
-    ({"n_workers": 0}, "n_workers", "whole number >= 1"),
-    ({"n_workers": -1}, "n_workers", "whole number >= 1"),
-    ({"n_workers": 2.5}, "n_workers", "whole number >= 1"),
-    ({"threads_per_worker": 0}, "threads_per_worker", "whole number >= 1"),
-    ({"memory_limit": "12 parsecs"}, "memory_limit", "Check the unit"),
-    ({"device_memory_limit": "lots"}, "device_memory_limit", "fraction"),
-    ({"rmm_pool_size": "1GB", "rmm_async": True}, "rmm_async", "pick one"),
-    ({"rmm_maximum_pool_size": "2GB"}, "rmm_maximum_pool_size", "set rmm_pool_size too"),
-    ({"rmm_pool_size": "4GB", "rmm_maximum_pool_size": "2GB"}, "rmm_maximum_pool_size", "at least rmm_pool_size"),
-    ({"device": "tpu"}, "device", "'auto' or 'gpu' or 'cpu'"),
-    ({"protocol": "carrier-pigeon"}, "protocol", "'tcp' or 'ucx'"),
-    ({"scheduler_address": "tcp://127.0.0.1:8786", "scheduler_file": __file__}, "scheduler_address", "not both"),
-    ({"scheduler_address": "nonsense"}, "scheduler_address", "tcp://host:port"),
-    ({"scheduler_file": "/no/such/file.json"}, "scheduler_file", "was not found"),
-    ({"CUDA_VISIBLE_DEVICES": "zero"}, "CUDA_VISIBLE_DEVICES", "GPU indices"),
-    ({"CUDA_VISIBLE_DEVICES": "0,0"}, "CUDA_VISIBLE_DEVICES", "list each GPU once"),
-    ({"dashboard_address": "localhost"}, "dashboard_address", ":0"),
-    ({"rmm_async": "maybe"}, "rmm_async", "True or False"),
-    ({"connect_timeout": 0}, "connect_timeout", "seconds > 0"),
-    ({"host": "0.0.0.0 ; rm -rf"}, "host", "IP address"),
-    ({"local_directory": __file__}, "local_directory", "folder you can write to"),
-    ({"n_worker": 2}, "n_worker", "did you mean 'n_workers'?"),
-])
+@pytest.mark.parametrize(
+    "kwargs, parameter, fragment",
+    [
+        ({"n_workers": 0}, "n_workers", "whole number >= 1"),
+        ({"n_workers": -1}, "n_workers", "whole number >= 1"),
+        ({"n_workers": 2.5}, "n_workers", "whole number >= 1"),
+        ({"threads_per_worker": 0}, "threads_per_worker", "whole number >= 1"),
+        ({"memory_limit": "12 parsecs"}, "memory_limit", "Check the unit"),
+        ({"device_memory_limit": "lots"}, "device_memory_limit", "fraction"),
+        ({"rmm_pool_size": "1GB", "rmm_async": True}, "rmm_async", "pick one"),
+        ({"rmm_maximum_pool_size": "2GB"}, "rmm_maximum_pool_size", "set rmm_pool_size too"),
+        ({"rmm_pool_size": "4GB", "rmm_maximum_pool_size": "2GB"}, "rmm_maximum_pool_size", "at least rmm_pool_size"),
+        ({"device": "tpu"}, "device", "'auto' or 'gpu' or 'cpu'"),
+        ({"protocol": "carrier-pigeon"}, "protocol", "'tcp' or 'ucx'"),
+        ({"scheduler_address": "tcp://127.0.0.1:8786", "scheduler_file": __file__}, "scheduler_address", "not both"),
+        ({"scheduler_address": "nonsense"}, "scheduler_address", "tcp://host:port"),
+        ({"scheduler_file": "/no/such/file.json"}, "scheduler_file", "was not found"),
+        ({"CUDA_VISIBLE_DEVICES": "zero"}, "CUDA_VISIBLE_DEVICES", "GPU indices"),
+        ({"CUDA_VISIBLE_DEVICES": "0,0"}, "CUDA_VISIBLE_DEVICES", "list each GPU once"),
+        ({"dashboard_address": "localhost"}, "dashboard_address", ":0"),
+        ({"rmm_async": "maybe"}, "rmm_async", "True or False"),
+        ({"connect_timeout": 0}, "connect_timeout", "seconds > 0"),
+        ({"host": "0.0.0.0 ; rm -rf"}, "host", "IP address"),
+        ({"local_directory": __file__}, "local_directory", "folder you can write to"),
+        ({"n_worker": 2}, "n_worker", "did you mean 'n_workers'?"),
+    ],
+)
 def test_bad_input_names_parameter_value_accepted_and_action(kwargs, parameter, fragment):
     with pytest.raises(OptionError) as info:
         ClusterOptions.from_config(**kwargs)
@@ -147,9 +152,9 @@ def test_refresh_command_prints_the_readme_table_and_the_yaml():
     from gpu_dask_kit.options import options_markdown_table, yaml_text
 
     run = [sys.executable, "-m", "gpu_dask_kit.options"]
-    out = subprocess.run(run + ["--readme-table"], capture_output=True, text=True, check=True)
+    out = subprocess.run([*run, "--readme-table"], capture_output=True, text=True, check=True)
     assert out.stdout == options_markdown_table() and not out.stderr
-    assert subprocess.run(run + ["--yaml"], capture_output=True, text=True, check=True).stdout == yaml_text()
+    assert subprocess.run([*run, "--yaml"], capture_output=True, text=True, check=True).stdout == yaml_text()
     assert subprocess.run(run, capture_output=True, text=True).returncode == 2  # says what to print
 
 
@@ -177,7 +182,7 @@ def test_dashed_and_underscored_keywords_both_work(key):
 
 
 def test_two_spellings_of_one_option_are_an_error():
-    with pytest.raises(OptionError, match="n_workers=3 is not accepted: expected each option once. 'n_workers' and another spelling"):
+    with pytest.raises(OptionError, match=r"n_workers=3 is not accepted: expected each option once\. 'n_workers' and another spelling"):
         ClusterOptions.from_config(**{"n-workers": 2, "n_workers": 3})
 
 
@@ -189,17 +194,20 @@ def test_dashed_and_underscored_config_keys_both_work(key):
 
 
 def test_instructor_yaml_with_underscores_and_capitals(tmp_path):
-    (tmp_path / "workshop.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "workshop.yaml").write_text(
+        textwrap.dedent("""
         gpu-dask-kit:
           n_workers: 1
           threads-per-worker: 2
           CUDA_VISIBLE_DEVICES: "1"
           job_extra_directives: ["--qos=debug"]
-    """))
-    code = ("from gpu_dask_kit import ClusterOptions; o = ClusterOptions.from_config(); "
-            "print(o.n_workers, o.threads_per_worker, o.CUDA_VISIBLE_DEVICES, *o.job_extra_directives)")
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, DASK_CONFIG=str(tmp_path)),
-                         capture_output=True, text=True, check=True).stdout
+    """)
+    )
+    code = (
+        "from gpu_dask_kit import ClusterOptions; o = ClusterOptions.from_config(); "
+        "print(o.n_workers, o.threads_per_worker, o.CUDA_VISIBLE_DEVICES, *o.job_extra_directives)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, DASK_CONFIG=str(tmp_path)), capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "2", "1", "--qos=debug"]
 
 
@@ -233,12 +241,26 @@ def test_walltime_accepts_slurms_time_forms(text):
     assert ClusterOptions.from_config(deploy="slurm", walltime=text).walltime == text.strip()
 
 
-@pytest.mark.parametrize("value, hint", [
-    ("1h", "SLURM's forms"), ("01:00:00:00", "SLURM's forms"), ("1:2:3:4", "SLURM's forms"), ("-1", "SLURM's forms"),
-    ("1-", "SLURM's forms"), ("UNLIMITED", "SLURM's forms"), ("", "SLURM's forms"), (3600, "in YAML, quote it"),
-    (1.5, "SLURM's forms"), ("01:60:00", "minutes and seconds to 59"), ("10:75", "minutes and seconds to 59"),
-    ("1-24:00", "hours go to 23"), ("0", "above zero"), ("00:00:00", "above zero"), ("٣٠", "SLURM's forms"),
-])
+@pytest.mark.parametrize(
+    "value, hint",
+    [
+        ("1h", "SLURM's forms"),
+        ("01:00:00:00", "SLURM's forms"),
+        ("1:2:3:4", "SLURM's forms"),
+        ("-1", "SLURM's forms"),
+        ("1-", "SLURM's forms"),
+        ("UNLIMITED", "SLURM's forms"),
+        ("", "SLURM's forms"),
+        (3600, "in YAML, quote it"),
+        (1.5, "SLURM's forms"),
+        ("01:60:00", "minutes and seconds to 59"),
+        ("10:75", "minutes and seconds to 59"),
+        ("1-24:00", "hours go to 23"),
+        ("0", "above zero"),
+        ("00:00:00", "above zero"),
+        ("٣٠", "SLURM's forms"),
+    ],
+)
 def test_walltime_refuses_other_forms_clearly(value, hint):
     with pytest.raises(OptionError) as info:
         ClusterOptions.from_config(deploy="slurm", walltime=value)
@@ -247,11 +269,14 @@ def test_walltime_refuses_other_forms_clearly(value, hint):
     assert '"MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS"' in message and hint in message
 
 
-@pytest.mark.parametrize("name, good, bad", [
-    ("partition", ["gpu", "debug_2", "a100-80gb", "p.long"], ["gpu partition", "-x", "gpu;rm", "ä", "x" * 65, 5]),
-    ("account", ["proj123", "ML-lab"], ["proj 1", "$(id)", "a/b", ["a"]]),
-    ("interface", ["ib0", "eth0", "enp1s0f0", "bond0.100"], ["ib 0", "x" * 16, "/dev/ib0", 0]),
-])
+@pytest.mark.parametrize(
+    "name, good, bad",
+    [
+        ("partition", ["gpu", "debug_2", "a100-80gb", "p.long"], ["gpu partition", "-x", "gpu;rm", "ä", "x" * 65, 5]),
+        ("account", ["proj123", "ML-lab"], ["proj 1", "$(id)", "a/b", ["a"]]),
+        ("interface", ["ib0", "eth0", "enp1s0f0", "bond0.100"], ["ib 0", "x" * 16, "/dev/ib0", 0]),
+    ],
+)
 def test_slurm_names_are_simple_identifiers(name, good, bad):
     for value in good:
         assert getattr(ClusterOptions.from_config(deploy="slurm", **{name: value}), name) == value
@@ -265,9 +290,13 @@ def test_slurm_names_are_simple_identifiers(name, good, bad):
 def test_job_sizes_and_counts():
     opts = ClusterOptions.from_config(deploy="slurm", job_cores="8", job_memory="16GiB", gpus_per_job=2)
     assert (opts.job_cores, opts.job_memory, opts.gpus_per_job) == (8, 16 * 2**30, 2)
-    for kwargs, fragment in [({"job_memory": "0.5"}, 'with a unit, e.g. "16GiB"'), ({"job_memory": 1000}, "at least"),
-                             ({"job_memory": "lots"}, "Check the unit"), ({"job_cores": 0}, "job_cores=1 or more"),
-                             ({"gpus_per_job": -1}, "gpus_per_job=1 or more")]:
+    for kwargs, fragment in [
+        ({"job_memory": "0.5"}, 'with a unit, e.g. "16GiB"'),
+        ({"job_memory": 1000}, "at least"),
+        ({"job_memory": "lots"}, "Check the unit"),
+        ({"job_cores": 0}, "job_cores=1 or more"),
+        ({"gpus_per_job": -1}, "gpus_per_job=1 or more"),
+    ]:
         with pytest.raises(OptionError, match=fragment) as info:
             ClusterOptions.from_config(deploy="slurm", **kwargs)
         assert info.value.parameter == next(iter(kwargs))
@@ -279,20 +308,36 @@ def test_job_extra_directives_a_list_or_one_string():
     assert opts.to_dict()["job_extra_directives"] == ["--qos=debug", "--exclusive"]  # JSON: a list
     assert ClusterOptions.from_config(deploy="slurm", job_extra_directives="--qos=debug").job_extra_directives == ("--qos=debug",)
     assert ClusterOptions.from_config(deploy="slurm", job_extra_directives=[]).job_extra_directives == ()
-    for value, fragment in [("--qos=a\n--x", "without line breaks"), (["--a", "--b\r"], "without line breaks"),
-                            (["#SBATCH --qos=debug"], "Leave out '#SBATCH'"), (["qos=debug"], "sbatch option"),
-                            ([1], "a list of sbatch options"), ({"a": 1}, "a list of sbatch options")]:
+    for value, fragment in [
+        ("--qos=a\n--x", "without line breaks"),
+        (["--a", "--b\r"], "without line breaks"),
+        (["#SBATCH --qos=debug"], "Leave out '#SBATCH'"),
+        (["qos=debug"], "sbatch option"),
+        ([1], "a list of sbatch options"),
+        ({"a": 1}, "a list of sbatch options"),
+    ]:
         with pytest.raises(OptionError, match=fragment) as info:
             ClusterOptions.from_config(deploy="slurm", job_extra_directives=value)
         assert info.value.parameter == "job_extra_directives"
 
 
-@pytest.mark.parametrize("name, value", [("partition", "gpu"), ("account", "proj"), ("walltime", "30"), ("job_cores", 4),
-                                         ("job_memory", "4GiB"), ("gpus_per_job", 1), ("job_extra_directives", ["--qos=x"]),
-                                         ("interface", "ib0")])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("partition", "gpu"),
+        ("account", "proj"),
+        ("walltime", "30"),
+        ("job_cores", 4),
+        ("job_memory", "4GiB"),
+        ("gpus_per_job", 1),
+        ("job_extra_directives", ["--qos=x"]),
+        ("interface", "ib0"),
+    ],
+)
 def test_slurm_options_without_deploy_slurm_say_to_pass_it(name, value):
-    assert all(OPTION_SPECS[n].slurm_only for n in ("partition", "account", "walltime", "job_cores", "job_memory",
-                                                     "gpus_per_job", "job_extra_directives", "interface"))
+    assert all(
+        OPTION_SPECS[n].slurm_only for n in ("partition", "account", "walltime", "job_cores", "job_memory", "gpus_per_job", "job_extra_directives", "interface")
+    )
     for deploy in ({}, {"deploy": "local"}):
         with pytest.raises(OptionError) as info:
             ClusterOptions.from_config(**deploy, **{name: value})
@@ -396,3 +441,13 @@ def inspect_parameters(func):
     import inspect
 
     return inspect.signature(func).parameters
+
+
+@pytest.mark.parametrize("name", ["spec", "checks", "slurm_checks", "model", "__init__"])
+def test_doctests_of_the_options_package(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module("gpu_dask_kit.options" + ("" if name == "__init__" else f".{name}"))
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

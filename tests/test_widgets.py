@@ -20,26 +20,32 @@ from gpu_dask_kit.options import OPTION_DOCS, ClusterOptions
 from .conftest import kit_children
 
 widgets_mod = pytest.importorskip("gpu_dask_kit.notebook.widgets")
-from gpu_dask_kit.notebook.widgets import ClusterControls, KitPanel, MemoryMonitor, show  # noqa: E402
-from gpu_dask_kit.notebook.widgets import form, markup, viewmodel as vm  # noqa: E402
+from gpu_dask_kit.notebook.widgets import ClusterControls, KitPanel, MemoryMonitor, form, markup, show  # noqa: E402
+from gpu_dask_kit.notebook.widgets import viewmodel as vm  # noqa: E402
 
 GiB = 2**30
 
 
 def worker(name="0", pid=100, **kw) -> WorkerMemory:
-    base = dict(name=name, address=f"tcp://127.0.0.1:{4000 + int(name)}", pid=pid, host_memory_used=1 * GiB,
-                host_memory_limit=10 * GiB, spilled_to_disk=0)
+    base = dict(name=name, address=f"tcp://127.0.0.1:{4000 + int(name)}", pid=pid, host_memory_used=1 * GiB, host_memory_limit=10 * GiB, spilled_to_disk=0)
     base.update(kw)
     return WorkerMemory(**base)
 
 
 def gpu_worker(name="0", used=4 * GiB, limit=int(12.8 * GiB), total=16 * GiB, **kw) -> WorkerMemory:
-    return worker(name, spilled_to_host=2 * GiB, device_memory_used=used, device_memory_limit=limit,
-                  device_memory_total=total, device_index=int(name), rmm_pool_size=8 * GiB, **kw)
+    return worker(
+        name,
+        spilled_to_host=2 * GiB,
+        device_memory_used=used,
+        device_memory_limit=limit,
+        device_memory_total=total,
+        device_index=int(name),
+        rmm_pool_size=8 * GiB,
+        **kw,
+    )
 
 
-@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup",
-                                  "gpu_dask_kit.notebook.widgets.form"])
+@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup", "gpu_dask_kit.notebook.widgets.form"])
 def test_doctests(name):
     import doctest
     import importlib
@@ -66,11 +72,15 @@ def test_every_choice_is_accepted_by_cluster_options(name):
         assert getattr(ClusterOptions.from_config(**{name: choice}), name) == choice
 
 
-@pytest.mark.parametrize("options", [
-    dict(), dict(device="cpu", n_workers=2, threads_per_worker=1, memory_limit="1536MiB"),
-    dict(device_memory_limit="off", rmm_pool_size="0.5", enable_cudf_spill=True, memory_limit=None),
-    dict(memory_limit=123456789, rmm_pool_size="4GiB", device_memory_limit="75%"),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(),
+        dict(device="cpu", n_workers=2, threads_per_worker=1, memory_limit="1536MiB"),
+        dict(device_memory_limit="off", rmm_pool_size="0.5", enable_cudf_spill=True, memory_limit=None),
+        dict(memory_limit=123456789, rmm_pool_size="4GiB", device_memory_limit="75%"),
+    ],
+)
 def test_form_round_trips_options(options):
     opts = ClusterOptions.from_config(**options)
     values = {s.name: s.value for s in form.form_fields(opts)}
@@ -117,9 +127,9 @@ def test_device_bar_with_fake_gpu_numbers():
     bar = vm.device_bar(gpu_worker(used=4 * GiB))
     assert bar.fraction == pytest.approx(0.25) and bar.limit_fraction == pytest.approx(0.8) and bar.level == "ok"
     assert bar.label == "4.00 GiB / spill at 12.80 GiB / 16.00 GiB"
-    assert vm.device_bar(gpu_worker(used=11 * GiB)).level == "warn"            # 86 % of the spill threshold
+    assert vm.device_bar(gpu_worker(used=11 * GiB)).level == "warn"  # 86 % of the spill threshold
     assert vm.device_bar(gpu_worker(used=int(12.5 * GiB))).level == "critical"  # 98 % of it
-    no_spill = vm.device_bar(gpu_worker(used=14 * GiB, limit=None))             # device_memory_limit="off": vs total
+    no_spill = vm.device_bar(gpu_worker(used=14 * GiB, limit=None))  # device_memory_limit="off": vs total
     assert no_spill.level == "warn" and no_spill.limit_fraction is None
     assert vm.device_bar(worker()) is None
 
@@ -183,6 +193,7 @@ def test_show_displays_once_even_as_the_last_expression(monkeypatch):
         execution_count = 7
 
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
+
     def display(obj, raw=False):  # like IPython's: raw bundles are sent, objects asked to display themselves
         if raw:
             shown.append("view")
@@ -340,10 +351,17 @@ def test_form_fields_are_derived_from_the_specs():
     assert specs["partition"].placeholder == "the default partition" and specs["walltime"].value == "01:00:00"
 
 
-@pytest.mark.parametrize("device, deploy, gpu_available, gpu_shown, slurm_shown", [
-    ("auto", "local", False, False, False), ("auto", "local", True, True, False), ("gpu", "local", False, True, False),
-    ("cpu", "local", True, False, False), ("cpu", "slurm", False, False, True), ("gpu", "slurm", False, True, True),
-])
+@pytest.mark.parametrize(
+    "device, deploy, gpu_available, gpu_shown, slurm_shown",
+    [
+        ("auto", "local", False, False, False),
+        ("auto", "local", True, True, False),
+        ("gpu", "local", False, True, False),
+        ("cpu", "local", True, False, False),
+        ("cpu", "slurm", False, False, True),
+        ("gpu", "slurm", False, True, True),
+    ],
+)
 def test_gpu_fields_in_gpu_mode_and_slurm_fields_for_deploy_slurm(device, deploy, gpu_available, gpu_shown, slurm_shown):
     from gpu_dask_kit.options import OPTION_SPECS
 
@@ -361,8 +379,7 @@ def test_hidden_fields_are_not_passed_and_lines_round_trip():
     assert form.parse_form(values, visible=form.visible_fields("cpu", "local", False)) == {"device": "cpu"}
     values.update(deploy="slurm", job_extra_directives="--qos=debug\n\n  --exclusive \n", walltime="30")
     kwargs = form.parse_form(values, visible=form.visible_fields("cpu", "slurm", False))
-    assert kwargs == {"device": "cpu", "deploy": "slurm", "partition": "gpu", "walltime": "30",
-                      "job_extra_directives": ["--qos=debug", "--exclusive"]}
+    assert kwargs == {"device": "cpu", "deploy": "slurm", "partition": "gpu", "walltime": "30", "job_extra_directives": ["--qos=debug", "--exclusive"]}
     opts = ClusterOptions.from_config(**kwargs)
     again = {s.name: s.value for s in form.form_fields(opts)}
     assert again["job_extra_directives"] == "--qos=debug\n--exclusive"
@@ -411,8 +428,14 @@ def _all_markup():
     history.add(model)
     cpu = vm.monitor_model(ClusterMemory("cpu", 1000.0, (worker(),)), "CPU mode: no NVIDIA driver.")
     return [markup.status_html(state=s, backend="gpu", n_workers=2, dashboard_link="/x", reason="why") for s in ("running", "stopped", "busy")] + [
-        markup.error_html("bad"), markup.monitor_header_html(model), markup.monitor_header_html(cpu), markup.monitor_header_html(None),
-        markup.monitor_table_html(model), markup.chart_html(history, model), markup.STYLE]
+        markup.error_html("bad"),
+        markup.monitor_header_html(model),
+        markup.monitor_header_html(cpu),
+        markup.monitor_header_html(None),
+        markup.monitor_table_html(model),
+        markup.chart_html(history, model),
+        markup.STYLE,
+    ]
 
 
 def test_markup_colours_are_jupyterlab_theme_variables():
@@ -450,9 +473,11 @@ def test_thresholds_are_the_shared_memory_warning_levels():
 
 
 def test_cpu_mode_is_said_once():
-    for reason, line in [("CPU mode: no NVIDIA driver was found.", "CPU mode: no NVIDIA driver was found."),
-                         ("CPU mode was asked for (device='cpu').", "CPU mode was asked for (device='cpu')."),
-                         ("the driver reports no GPU", "CPU mode: the driver reports no GPU")]:
+    for reason, line in [
+        ("CPU mode: no NVIDIA driver was found.", "CPU mode: no NVIDIA driver was found."),
+        ("CPU mode was asked for (device='cpu').", "CPU mode was asked for (device='cpu')."),
+        ("the driver reports no GPU", "CPU mode: the driver reports no GPU"),
+    ]:
         model = vm.monitor_model(ClusterMemory("cpu", 1000.0, (worker(),)), reason)
         assert model.mode_line == line and markup.monitor_header_html(model).count("CPU mode") == 1
         compact = markup.monitor_header_html(model, compact=True)  # under the controls, whose status says it

@@ -17,8 +17,23 @@ from ..errors import OptionError
 from ..memory import Size, parse_size
 
 __all__ = [
-    "Spec", "is_off", "blank", "choice", "count", "flag", "optional_flag", "size", "optional_size", "host_memory",
-    "devices", "address", "dashboard", "writable_folder", "existing_file", "seconds", "host",
+    "Spec",
+    "is_off",
+    "blank",
+    "choice",
+    "count",
+    "flag",
+    "optional_flag",
+    "size",
+    "optional_size",
+    "host_memory",
+    "devices",
+    "address",
+    "dashboard",
+    "writable_folder",
+    "existing_file",
+    "seconds",
+    "host",
 ]
 
 
@@ -208,4 +223,3 @@ class Example:
 
     def __init__(self, name: str, accepted: str = "see the option's doc", choices: tuple[str, ...] = ()) -> None:
         self.name, self.accepted, self.choices = name, accepted, choices
-

@@ -11,7 +11,8 @@ import argparse
 import inspect
 import json
 import re
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..config import DEFAULTS_FILE, NON_OPTION_KEYS
 from .spec import OPTION_SPECS
@@ -32,8 +33,11 @@ def with_option_signature(func: F) -> F:
     if not params or params[-1].kind is not inspect.Parameter.VAR_KEYWORD:
         raise TypeError(f"with_option_signature: {func.__qualname__} must end with **options")
     taken = {p.name for p in params}
-    options = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default, annotation=s.annotation)
-               for s in OPTION_SPECS.values() if s.name not in taken]
+    options = [
+        inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default, annotation=s.annotation)
+        for s in OPTION_SPECS.values()
+        if s.name not in taken
+    ]
     func.__signature__ = signature.replace(parameters=params[:-1] + options)  # type: ignore[attr-defined]
     func.__doc__ = inspect.cleandoc(func.__doc__ or "") + "\n\n" + options_doc_section()
     return func
@@ -41,8 +45,12 @@ def with_option_signature(func: F) -> F:
 
 def options_doc_section() -> str:
     """The "Cluster options" section appended to docstrings (one entry per option, from its spec)."""
-    lines = ["Cluster options", "---------------",
-             "Keyword-only. A default shown here can be changed in the dask config (`gpu-dask-kit.*`); explicit arguments win.", ""]
+    lines = [
+        "Cluster options",
+        "---------------",
+        "Keyword-only. A default shown here can be changed in the dask config (`gpu-dask-kit.*`); explicit arguments win.",
+        "",
+    ]
     for s in OPTION_SPECS.values():
         lines += [f"{s.name} = {_shown(s.default)}" + (f" ({s.unit})" if s.unit else ""), f"    {s.help()}"]
     return "\n".join(lines)
@@ -64,7 +72,7 @@ def options_markdown_table() -> str:
 def yaml_text() -> str:
     """The packaged ``gpu-dask-kit.yaml``: every option's default under its dashed key, with its help."""
     lines = [
-        "# Defaults of every gpu-dask-kit option, loaded into dask.config under \"gpu-dask-kit\".",
+        '# Defaults of every gpu-dask-kit option, loaded into dask.config under "gpu-dask-kit".',
         "# GENERATED from gpu_dask_kit/options/spec.py: `python -m gpu_dask_kit.options --write` (tests/test_options.py checks it).",
         "# Instructors override them with a YAML file in ~/.config/dask/ (or $DASK_CONFIG), or with environment",
         "# variables such as DASK_GPU_DASK_KIT__N_WORKERS=2. Explicit arguments always win. Keys are the option",
@@ -104,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--readme-table", action="store_true", help="Print the README's option table (Markdown).")
     what.add_argument("--yaml", action="store_true", help="Print the packaged gpu-dask-kit.yaml.")
     what.add_argument("--doc", action="store_true", help="Print the options section of start_cluster's docstring.")
-    what.add_argument("--write", metavar="README", nargs="?", const="README.md",
-                      help="Rewrite the table in README (default: README.md) and the packaged YAML.")
+    what.add_argument("--write", metavar="README", nargs="?", const="README.md", help="Rewrite the table in README (default: README.md) and the packaged YAML.")
     args = parser.parse_args(argv)
     if args.write:
         changed = write(args.write)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any
 
 import dask.config
 
@@ -39,8 +40,8 @@ def configured() -> dict[str, Any]:
     return values
 
 
-def _default(name: str) -> Any:
-    return field(default=OPTION_SPECS[name].default)
+#: The dataclass defaults: each spec's default.
+_D = {name: spec.default for name, spec in OPTION_SPECS.items()}
 
 
 @dataclass(frozen=True)
@@ -54,34 +55,34 @@ class ClusterOptions:
     ('cpu', 2, 1073741824)
     """
 
-    device: str = _default("device")
-    n_workers: int | None = _default("n_workers")
-    threads_per_worker: int | None = _default("threads_per_worker")
-    memory_limit: Any = _default("memory_limit")
-    device_memory_limit: Any = _default("device_memory_limit")
-    rmm_pool_size: Any = _default("rmm_pool_size")
-    rmm_maximum_pool_size: Any = _default("rmm_maximum_pool_size")
-    rmm_async: bool | None = _default("rmm_async")
-    rmm_managed_memory: bool = _default("rmm_managed_memory")
-    enable_cudf_spill: bool = _default("enable_cudf_spill")
-    CUDA_VISIBLE_DEVICES: str | None = _default("CUDA_VISIBLE_DEVICES")
-    protocol: str = _default("protocol")
-    local_directory: str | None = _default("local_directory")
-    dashboard_address: str | None = _default("dashboard_address")
-    scheduler_address: str | None = _default("scheduler_address")
-    scheduler_file: str | None = _default("scheduler_file")
-    connect_timeout: float = _default("connect_timeout")
-    host: str = _default("host")
-    start_timeout: float = _default("start_timeout")
-    deploy: str = _default("deploy")
-    partition: str | None = _default("partition")
-    account: str | None = _default("account")
-    walltime: str = _default("walltime")
-    job_cores: int | None = _default("job_cores")
-    job_memory: int | None = _default("job_memory")
-    gpus_per_job: int | None = _default("gpus_per_job")
-    job_extra_directives: tuple[str, ...] = _default("job_extra_directives")
-    interface: str | None = _default("interface")
+    device: str = _D["device"]
+    n_workers: int | None = _D["n_workers"]
+    threads_per_worker: int | None = _D["threads_per_worker"]
+    memory_limit: Any = _D["memory_limit"]
+    device_memory_limit: Any = _D["device_memory_limit"]
+    rmm_pool_size: Any = _D["rmm_pool_size"]
+    rmm_maximum_pool_size: Any = _D["rmm_maximum_pool_size"]
+    rmm_async: bool | None = _D["rmm_async"]
+    rmm_managed_memory: bool = _D["rmm_managed_memory"]
+    enable_cudf_spill: bool = _D["enable_cudf_spill"]
+    CUDA_VISIBLE_DEVICES: str | None = _D["CUDA_VISIBLE_DEVICES"]
+    protocol: str = _D["protocol"]
+    local_directory: str | None = _D["local_directory"]
+    dashboard_address: str | None = _D["dashboard_address"]
+    scheduler_address: str | None = _D["scheduler_address"]
+    scheduler_file: str | None = _D["scheduler_file"]
+    connect_timeout: float = _D["connect_timeout"]
+    host: str = _D["host"]
+    start_timeout: float = _D["start_timeout"]
+    deploy: str = _D["deploy"]
+    partition: str | None = _D["partition"]
+    account: str | None = _D["account"]
+    walltime: str = _D["walltime"]
+    job_cores: int | None = _D["job_cores"]
+    job_memory: int | None = _D["job_memory"]
+    gpus_per_job: int | None = _D["gpus_per_job"]
+    job_extra_directives: tuple[str, ...] = _D["job_extra_directives"]
+    interface: str | None = _D["interface"]
     _explicit: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -91,24 +92,47 @@ class ClusterOptions:
 
     def _check_combinations(self) -> None:
         if self.scheduler_address and self.scheduler_file:
-            raise OptionError("scheduler_address", self.scheduler_address, "either scheduler_address or scheduler_file, not both",
-                              f"drop one of them (scheduler_file={self.scheduler_file!r} was also given)")
+            raise OptionError(
+                "scheduler_address",
+                self.scheduler_address,
+                "either scheduler_address or scheduler_file, not both",
+                f"drop one of them (scheduler_file={self.scheduler_file!r} was also given)",
+            )
         if self.rmm_async and self.rmm_pool_size is not None:
-            raise OptionError("rmm_async", True, "rmm_async=True without rmm_pool_size, or rmm_pool_size without rmm_async",
-                              "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True); rmm_async=None picks for you")
+            raise OptionError(
+                "rmm_async",
+                True,
+                "rmm_async=True without rmm_pool_size, or rmm_pool_size without rmm_async",
+                "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True); rmm_async=None picks for you",
+            )
         if self.rmm_maximum_pool_size is not None and self.rmm_pool_size is None:
-            raise OptionError("rmm_maximum_pool_size", self.rmm_maximum_pool_size, "a maximum together with rmm_pool_size",
-                              "set rmm_pool_size too, or drop rmm_maximum_pool_size")
-        if (self.rmm_maximum_pool_size is not None and type(self.rmm_maximum_pool_size) is type(self.rmm_pool_size)
-                and self.rmm_maximum_pool_size < self.rmm_pool_size):
-            raise OptionError("rmm_maximum_pool_size", self.rmm_maximum_pool_size, f"at least rmm_pool_size ({describe_size(self.rmm_pool_size)})",
-                              "raise the maximum or lower the pool size")
+            raise OptionError(
+                "rmm_maximum_pool_size",
+                self.rmm_maximum_pool_size,
+                "a maximum together with rmm_pool_size",
+                "set rmm_pool_size too, or drop rmm_maximum_pool_size",
+            )
+        if (
+            self.rmm_maximum_pool_size is not None
+            and type(self.rmm_maximum_pool_size) is type(self.rmm_pool_size)
+            and self.rmm_maximum_pool_size < self.rmm_pool_size
+        ):
+            raise OptionError(
+                "rmm_maximum_pool_size",
+                self.rmm_maximum_pool_size,
+                f"at least rmm_pool_size ({describe_size(self.rmm_pool_size)})",
+                "raise the maximum or lower the pool size",
+            )
         if self.rmm_managed_memory and self.rmm_async:
             raise OptionError("rmm_managed_memory", True, "managed memory or the async allocator, not both", "drop one of them")
         if self.deploy == "slurm" and self.connect_mode:
             name = "scheduler_address" if self.scheduler_address else "scheduler_file"
-            raise OptionError(name, getattr(self, name), 'either deploy="slurm" (the kit submits the jobs) or a running scheduler, not both',
-                              f'drop {name} to start workers on SLURM, or drop deploy="slurm" to connect')
+            raise OptionError(
+                name,
+                getattr(self, name),
+                'either deploy="slurm" (the kit submits the jobs) or a running scheduler, not both',
+                f'drop {name} to start workers on SLURM, or drop deploy="slurm" to connect',
+            )
 
     @classmethod
     def from_config(cls, **overrides: Any) -> ClusterOptions:
@@ -152,8 +176,7 @@ class ClusterOptions:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict, keyed by option name (lists for list options)."""
-        return {f.name: (list(value) if isinstance(value := getattr(self, f.name), tuple) else value)
-                for f in fields(self) if not f.name.startswith("_")}
+        return {f.name: (list(value) if isinstance(value := getattr(self, f.name), tuple) else value) for f in fields(self) if not f.name.startswith("_")}
 
     def replace(self, **changes: Any) -> ClusterOptions:
         """A copy with ``changes`` applied (and checked)."""
@@ -175,8 +198,12 @@ def _refuse_slurm_options(options: ClusterOptions, given: Mapping[str, Any], bas
         except OptionError:
             as_configured = None
         if getattr(options, name) != as_configured:
-            raise OptionError(name, given[name], f'deploy="slurm" with it ({name} is a SLURM option; deploy is {options.deploy!r})',
-                              f'pass deploy="slurm" to submit the workers as SLURM jobs, or leave {name} out')
+            raise OptionError(
+                name,
+                given[name],
+                f'deploy="slurm" with it ({name} is a SLURM option; deploy is {options.deploy!r})',
+                f'pass deploy="slurm" to submit the workers as SLURM jobs, or leave {name} out',
+            )
 
 
 def options_from_mapping(values: Mapping[str, Any]) -> ClusterOptions:

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..errors import OptionError
-from .checks import Example, Spec, blank, size
+from .checks import Spec, blank, size
 
 __all__ = ["identifier", "interface", "walltime", "directives", "job_memory"]
 

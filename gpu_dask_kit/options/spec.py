@@ -9,8 +9,9 @@ widget's form, ``start_cluster``'s signature and docstring, the README table and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import checks as v
 from . import slurm_checks as sv
@@ -72,7 +73,8 @@ _SIZE = 'a size ("4GiB", bytes) or a fraction of the total (0.8, "80%")'
 _COUNT = "a whole number >= 1, or None for the default"
 _Spec = OptionSpec
 
-#: The one place each knob is declared, in documentation order.
+#: The one place each knob is declared, in documentation order (a table: kept one entry per option, unformatted).
+# fmt: off
 OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     _Spec("device", v.choice, "auto", str, "Which cluster to start: 'gpu' (LocalCUDACluster), 'cpu' (LocalCluster) or 'auto' (GPU when one is usable).",
           kind="choice", choices=("auto", "gpu", "cpu"), in_form=True),
@@ -84,7 +86,8 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           f'"auto", {_SIZE} of the machine\'s memory, or None for no limit', unit="bytes", per_worker=True, in_form=True),
     _Spec("device_memory_limit", v.optional_size, 0.8, Size | None, "GPU memory each worker may fill before it spills to host memory.",
           f'{_SIZE} of the GPU, or "off" to never spill', unit="bytes", per_worker=True, gpu_only=True, in_form=True),
-    _Spec("rmm_pool_size", v.optional_size, None, Size | None, "Initial size of the RMM memory pool on each GPU worker (one cudaMalloc up front instead of many).",
+    _Spec("rmm_pool_size", v.optional_size, None, Size | None,
+          "Initial size of the RMM memory pool on each GPU worker (one cudaMalloc up front instead of many).",
           f"{_SIZE} of the GPU, or None for no pool", unit="bytes", per_worker=True, gpu_only=True, in_form=True),
     _Spec("rmm_maximum_pool_size", v.optional_size, None, Size | None, "Largest size the RMM pool may grow to. Needs rmm_pool_size.",
           f"{_SIZE} of the GPU, or None for no maximum", unit="bytes", per_worker=True, gpu_only=True),
@@ -105,15 +108,18 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           "a path to a writable folder, or None for the system temp folder"),
     _Spec("dashboard_address", v.dashboard, "127.0.0.1:0", str | None, "Where the dashboard listens. ':0' picks a free port (no 'port 8787 in use').",
           '"host:port" such as "127.0.0.1:0", ":8787", or None to turn the dashboard off'),
-    _Spec("scheduler_address", v.address, None, str | None, "Connect to an existing scheduler (SLURM, Kubernetes, `dask scheduler`) instead of starting a cluster.",
+    _Spec("scheduler_address", v.address, None, str | None,
+          "Connect to an existing scheduler (SLURM, Kubernetes, `dask scheduler`) instead of starting a cluster.",
           '"tcp://host:port" (or tls://, ucx://), or None'),
-    _Spec("scheduler_file", v.existing_file, None, str | None, "Connect to an existing scheduler through the JSON file it wrote (`dask scheduler --scheduler-file`).",
+    _Spec("scheduler_file", v.existing_file, None, str | None,
+          "Connect to an existing scheduler through the JSON file it wrote (`dask scheduler --scheduler-file`).",
           "a path to an existing file, or None"),
     _Spec("connect_timeout", v.seconds, 30.0, float, "Seconds to wait for the scheduler and its first worker in connect mode.",
           "a number of seconds > 0", unit="seconds"),
     _Spec("host", v.host, "127.0.0.1", str, "Network interface the scheduler and workers listen on. Keep 127.0.0.1 on shared machines.",
           'an IP address or host name such as "127.0.0.1"'),
-    _Spec("start_timeout", v.seconds, 120.0, float, "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
+    _Spec("start_timeout", v.seconds, 120.0, float,
+          "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
           "a number of seconds > 0", unit="seconds"),
     _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine) or 'slurm' (SLURM batch jobs, through "
           "dask-jobqueue). To use a scheduler that is already running, pass scheduler_address or scheduler_file instead.",
@@ -130,19 +136,21 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           'a size with a unit such as "16GiB" (at least 1MiB), or None for the default', unit="bytes", slurm_only=True, in_form=True),
     _Spec("gpus_per_job", v.count, None, int | None, "GPUs each worker job asks for (sbatch --gres=gpu:N). Default: one per GPU worker.",
           "a whole number >= 1, or None for the default", kind="count", gpu_only=True, slurm_only=True, in_form=True),
-    _Spec("job_extra_directives", sv.directives, (), list[str] | str, "Extra sbatch options for every worker job, e.g. [\"--qos=debug\", \"--constraint=a100\"].",
+    _Spec("job_extra_directives", sv.directives, (), list[str] | str,
+          'Extra sbatch options for every worker job, e.g. ["--qos=debug", "--constraint=a100"].',
           "a list of sbatch options (or one), each without '#SBATCH' and without line breaks", kind="list", slurm_only=True, in_form=True),
     _Spec("interface", sv.interface, None, str | None, "Network interface the workers use to reach the scheduler, e.g. 'ib0' for InfiniBand.",
           'an interface name such as "ib0" or "eth0", or None for the default route', slurm_only=True),
 )}
+# fmt: on
 
 #: Per-option docs as plain dicts (help, accepted, unit, per_worker, gpu_only, slurm_only), for older callers.
 OPTION_DOCS: dict[str, dict[str, Any]] = {
-    s.name: {"help": s.doc, "accepted": s.accepted, "unit": s.unit, "per_worker": s.per_worker, "gpu_only": s.gpu_only,
-             "slurm_only": s.slurm_only} for s in OPTION_SPECS.values()}
+    s.name: {"help": s.doc, "accepted": s.accepted, "unit": s.unit, "per_worker": s.per_worker, "gpu_only": s.gpu_only, "slurm_only": s.slurm_only}
+    for s in OPTION_SPECS.values()
+}
 
-_BY_KEY = {key: s.name for s in OPTION_SPECS.values()
-           for key in {s.name, s.name.replace("_", "-"), s.name.lower(), s.name.lower().replace("_", "-")}}
+_BY_KEY = {key: s.name for s in OPTION_SPECS.values() for key in {s.name, s.name.replace("_", "-"), s.name.lower(), s.name.lower().replace("_", "-")}}
 
 
 def option_names() -> tuple[str, ...]:
@@ -170,5 +178,3 @@ def config_key(name: str) -> str:
     ('gpu-dask-kit.rmm-pool-size', 'gpu-dask-kit.cuda-visible-devices')
     """
     return OPTION_SPECS[name].config_key
-
-

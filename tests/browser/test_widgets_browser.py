@@ -13,7 +13,6 @@ import time
 
 import psutil
 import pytest
-
 from conftest import open_notebook, run_command, save_screenshot
 
 NOTEBOOK = "widgets_check.ipynb"
@@ -29,17 +28,26 @@ HEAD = ".gdkw-monitor-head"
 
 
 def write_notebook(root) -> None:
-    cells = [{"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-             for i, src in enumerate(CELLS)]
-    (root / NOTEBOOK).write_text(json.dumps({
-        "cells": cells, "nbformat": 4, "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}))
+    cells = [{"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None} for i, src in enumerate(CELLS)]
+    (root / NOTEBOOK).write_text(
+        json.dumps(
+            {
+                "cells": cells,
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            }
+        )
+    )
 
 
 def run_cell(page, index: int) -> None:
     """Start running cell ``index`` of the current notebook without waiting for it to finish."""
-    page.evaluate("""([i]) => { const nb = window.jupyterapp.shell.currentWidget;
-        nb.content.activeCellIndex = i; void window.jupyterapp.commands.execute('notebook:run-cell'); }""", [index])
+    page.evaluate(
+        """([i]) => { const nb = window.jupyterapp.shell.currentWidget;
+        nb.content.activeCellIndex = i; void window.jupyterapp.commands.execute('notebook:run-cell'); }""",
+        [index],
+    )
 
 
 def cell(page, index: int):
@@ -141,8 +149,7 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     assert meter.get_attribute("aria-label").endswith("host memory") and 0 <= int(meter.get_attribute("aria-valuenow")) <= 100
     assert "MiB" in page.locator("tr.gdkw-worker").first.inner_text()
     assert page.locator(".gdkw-bar[data-kind='host']").count() == 2
-    page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')"
-                           "?.dataset.points) >= 2", timeout=15_000)
+    page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')?.dataset.points) >= 2", timeout=15_000)
     check_theme_colours(page)
 
     # run another cell: the monitor keeps refreshing while the kernel is busy
@@ -177,14 +184,20 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
 
 def _luminance(css_colour: str) -> float:
     """Relative luminance (0 black .. 1 white) of a computed "rgb(r, g, b)" / "rgba(...)" colour."""
-    r, g, b = (int(float(x)) for x in css_colour[css_colour.index("(") + 1:css_colour.index(")")].split(",")[:3])
+    r, g, b = (int(float(x)) for x in css_colour[css_colour.index("(") + 1 : css_colour.index(")")].split(",")[:3])
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
 def _colours(page) -> dict[str, float]:
-    return {name: _luminance(page.locator(selector).first.evaluate(f"el => getComputedStyle(el).{prop}"))
-            for name, selector, prop in (("chart", "svg.gdkw-chart", "backgroundColor"), ("track", ".gdkw-bar", "backgroundColor"),
-                                         ("text", "tr.gdkw-worker td", "color"), ("status", STATUS, "color"))}
+    return {
+        name: _luminance(page.locator(selector).first.evaluate(f"el => getComputedStyle(el).{prop}"))
+        for name, selector, prop in (
+            ("chart", "svg.gdkw-chart", "backgroundColor"),
+            ("track", ".gdkw-bar", "backgroundColor"),
+            ("text", "tr.gdkw-worker td", "color"),
+            ("status", STATUS, "color"),
+        )
+    }
 
 
 def check_theme_colours(page) -> None:
@@ -194,12 +207,15 @@ def check_theme_colours(page) -> None:
     try:
         run_command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
         page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
-        page.wait_for_function("() => { const c = getComputedStyle(document.querySelector('svg.gdkw-chart')).backgroundColor;"
-                               " const [r, g, b] = c.match(/[\\d.]+/g).map(Number); return r + g + b < 200; }", timeout=15_000)
+        page.wait_for_function(
+            "() => { const c = getComputedStyle(document.querySelector('svg.gdkw-chart')).backgroundColor;"
+            " const [r, g, b] = c.match(/[\\d.]+/g).map(Number); return r + g + b < 200; }",
+            timeout=15_000,
+        )
         dark = _colours(page)
         save_screenshot(page, "widgets-jupyterlab-dark")
         assert dark["chart"] < 0.2 and dark["track"] < 0.4, dark  # follows the theme: no white block
-        assert dark["text"] > 0.6 and dark["status"] > 0.6, dark   # readable on it
+        assert dark["text"] > 0.6 and dark["status"] > 0.6, dark  # readable on it
     finally:
         run_command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
         page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=30_000)
@@ -213,25 +229,39 @@ def test_gpu_monitor_markup_with_fake_numbers(browser):
     gib = 2**30
 
     def gpu(name, used, host):
-        return WorkerMemory(name=name, address=f"tcp://127.0.0.1:{4000 + int(name)}", pid=1000 + int(name),
-                            host_memory_used=host, host_memory_limit=10 * gib, spilled_to_disk=gib // 2,
-                            spilled_to_host=3 * gib, device_memory_used=used, device_memory_limit=int(12.8 * gib),
-                            device_memory_total=16 * gib, device_index=int(name), rmm_pool_size=8 * gib)
+        return WorkerMemory(
+            name=name,
+            address=f"tcp://127.0.0.1:{4000 + int(name)}",
+            pid=1000 + int(name),
+            host_memory_used=host,
+            host_memory_limit=10 * gib,
+            spilled_to_disk=gib // 2,
+            spilled_to_host=3 * gib,
+            device_memory_used=used,
+            device_memory_limit=int(12.8 * gib),
+            device_memory_total=16 * gib,
+            device_index=int(name),
+            rmm_pool_size=8 * gib,
+        )
 
     history = viewmodel.History(300)
     for t in range(0, 60, 5):
         memory = ClusterMemory("gpu", 1000.0 + t, (gpu("0", (4 + t // 10) * gib, 2 * gib), gpu("1", int(12.5 * gib), int(8.5 * gib))))
         model = viewmodel.monitor_model(memory, "2 GPUs found.")
         history.add(model)
-    body = (markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status",
-                               reason="2 GPUs found.") + markup.monitor_header_html(model)
-            + markup.monitor_table_html(model) + markup.chart_html(history, model))
+    body = (
+        markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status", reason="2 GPUs found.")
+        + markup.monitor_header_html(model)
+        + markup.monitor_table_html(model)
+        + markup.chart_html(history, model)
+    )
     page = browser.new_page(viewport={"width": 1100, "height": 420})
     try:
         page.set_content(f"<html><body style='font-family:sans-serif'>{body}</body></html>")
         fills = page.locator(".gdkw-bar").evaluate_all(
             "bars => bars.map(b => [b.dataset.worker, b.dataset.kind, b.dataset.level,"
-            " getComputedStyle(b.querySelector('.gdkw-fill')).backgroundColor, b.querySelector('.gdkw-fill').offsetWidth])")
+            " getComputedStyle(b.querySelector('.gdkw-fill')).backgroundColor, b.querySelector('.gdkw-fill').offsetWidth])"
+        )
         save_screenshot(page, "widgets-gpu-fake-numbers")
     finally:
         page.close()

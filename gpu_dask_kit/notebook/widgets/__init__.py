@@ -57,8 +57,9 @@ class KitPanel(widgets.VBox):
         display(self._repr_mimebundle_(), raw=True)
 
 
-def show(session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0,
-         controls: bool = True, monitor: bool = True, display: bool = True) -> KitPanel:
+def show(
+    session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0, controls: bool = True, monitor: bool = True, display: bool = True
+) -> KitPanel:
     """Display the cluster controls and the memory monitor (refreshing every ``interval`` seconds, keeping
     ``window`` seconds of history) and return the panel. ``session`` defaults to ``current_session()``.
     ``display=False`` only builds it (for embedding in your own layout)."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -31,8 +32,7 @@ def _field(spec: FieldSpec) -> widgets.Widget:
     # ipywidgets 8.1 drops `tooltip` on Text/Dropdown/Checkbox views that have a description, so the label
     # carries it too (as its title); the label's text is the option's name.
     label = f"<span title='{html.escape(spec.tooltip, quote=True)}'>{spec.name}</span>"
-    common = dict(description=label, description_allow_html=True, tooltip=spec.tooltip, style=_LABEL,
-                  layout=widgets.Layout(width="360px"))
+    common = dict(description=label, description_allow_html=True, tooltip=spec.tooltip, style=_LABEL, layout=widgets.Layout(width="360px"))
     if spec.kind == "choice":
         return widgets.Dropdown(options=list(spec.choices), value=spec.value, **common)
     if spec.kind == "flag":
@@ -61,16 +61,25 @@ class ClusterControls(widgets.VBox):
         for name in ("device", "deploy"):
             self.fields[name].observe(lambda _change: self._show_fields(), names="value")
         self._show_fields()
-        self.start_button = widgets.Button(description="Start", button_style="success", icon="play",
-                                           tooltip="Start a cluster with these options (reuses the running one if nothing changed)")
-        self.stop_button = widgets.Button(description="Stop", button_style="danger", icon="stop",
-                                          tooltip="Stop the cluster: scheduler and worker processes exit")
-        self.restart_button = widgets.Button(description="Restart", button_style="warning", icon="refresh",
-                                             tooltip="Stop the cluster and start a fresh one with these options (frees all worker and GPU memory)")
-        self.scale_button = widgets.Button(description="Scale", icon="arrows-v",
-                                           tooltip="Change the number of workers of the running cluster to n_workers")
-        for button, action in ((self.start_button, self.start), (self.stop_button, self.stop),
-                               (self.restart_button, self.restart), (self.scale_button, self.scale)):
+        self.start_button = widgets.Button(
+            description="Start", button_style="success", icon="play", tooltip="Start a cluster with these options (reuses the running one if nothing changed)"
+        )
+        self.stop_button = widgets.Button(
+            description="Stop", button_style="danger", icon="stop", tooltip="Stop the cluster: scheduler and worker processes exit"
+        )
+        self.restart_button = widgets.Button(
+            description="Restart",
+            button_style="warning",
+            icon="refresh",
+            tooltip="Stop the cluster and start a fresh one with these options (frees all worker and GPU memory)",
+        )
+        self.scale_button = widgets.Button(description="Scale", icon="arrows-v", tooltip="Change the number of workers of the running cluster to n_workers")
+        for button, action in (
+            (self.start_button, self.start),
+            (self.stop_button, self.stop),
+            (self.restart_button, self.restart),
+            (self.scale_button, self.scale),
+        ):
             button.on_click(lambda _b, act=action: act())
         self.status = widgets.HTML()
         self.error = widgets.HTML()
@@ -224,8 +233,9 @@ class ClusterControls(widgets.VBox):
         running = session is not None and session.is_alive()
         if running:
             try:
-                self.status.value = status_html(state="running", backend=session.backend, n_workers=session.n_workers,
-                                                dashboard_link=session.dashboard_link, reason=session.reason)
+                self.status.value = status_html(
+                    state="running", backend=session.backend, n_workers=session.n_workers, dashboard_link=session.dashboard_link, reason=session.reason
+                )
             except Exception as exc:  # the scheduler went away between the check and the call
                 running = False
                 self._set_error(f"{type(exc).__name__}: {exc}")

@@ -8,14 +8,23 @@ GPU-only fields are shown in GPU mode only, SLURM-only fields only when deploy="
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ...options import OPTION_SPECS, ClusterOptions
 
 __all__ = [
-    "FORM_FIELDS", "CHOICES", "FieldSpec", "form_fields", "field_value", "tooltip", "placeholder", "visible_fields",
-    "parse_form", "button_disabled",
+    "FORM_FIELDS",
+    "CHOICES",
+    "FieldSpec",
+    "form_fields",
+    "field_value",
+    "tooltip",
+    "placeholder",
+    "visible_fields",
+    "parse_form",
+    "button_disabled",
 ]
 
 #: The knobs the control form shows, in spec order; each label is the option's own name.
@@ -91,9 +100,19 @@ def field_value(name: str, value: Any) -> Any:
 
 def form_fields(options: ClusterOptions) -> list[FieldSpec]:
     """The control form for ``options`` (defaults from config, or a running session's options)."""
-    return [FieldSpec(name, _WIDGET.get(OPTION_SPECS[name].kind, "text"), field_value(name, getattr(options, name)),
-                      CHOICES.get(name, ()), tooltip(name), placeholder(name), OPTION_SPECS[name].gpu_only,
-                      OPTION_SPECS[name].slurm_only) for name in FORM_FIELDS]
+    return [
+        FieldSpec(
+            name,
+            _WIDGET.get(OPTION_SPECS[name].kind, "text"),
+            field_value(name, getattr(options, name)),
+            CHOICES.get(name, ()),
+            tooltip(name),
+            placeholder(name),
+            OPTION_SPECS[name].gpu_only,
+            OPTION_SPECS[name].slurm_only,
+        )
+        for name in FORM_FIELDS
+    ]
 
 
 def visible_fields(device: str, deploy: str, gpu_available: bool) -> tuple[str, ...]:

@@ -10,7 +10,8 @@ that session closes. Without a session it follows ``current_session()`` (idle wh
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -33,8 +34,16 @@ class MemoryMonitor(widgets.VBox):
     the polling thread is alive.
     """
 
-    def __init__(self, session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0,
-                 autostart: bool = True, compact: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        session: ClusterSession | None = None,
+        *,
+        interval: float = 1.0,
+        window: float = 300.0,
+        autostart: bool = True,
+        compact: bool = False,
+        **kwargs: Any,
+    ) -> None:
         if not interval > 0:
             raise ValueError(f"interval={interval!r} is not accepted: expected a number of seconds > 0, such as 1.0.")
         self.interval = float(interval)

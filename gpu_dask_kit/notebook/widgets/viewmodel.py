@@ -20,20 +20,37 @@ except ImportError:  # TODO(core): gpu_dask_kit/monitor.py defines MEMORY_WARN /
     MEMORY_WARN, MEMORY_CRITICAL = 0.8, 0.95
 
 __all__ = [
-    "MEMORY_WARN", "MEMORY_CRITICAL", "WARN_AT", "CRITICAL_AT", "COLOURS", "level", "Bar", "WorkerRow", "MonitorModel",
-    "host_bar", "device_bar", "mode_line", "monitor_model", "SERIES", "History",
+    "MEMORY_WARN",
+    "MEMORY_CRITICAL",
+    "WARN_AT",
+    "CRITICAL_AT",
+    "COLOURS",
+    "level",
+    "Bar",
+    "WorkerRow",
+    "MonitorModel",
+    "host_bar",
+    "device_bar",
+    "mode_line",
+    "monitor_model",
+    "SERIES",
+    "History",
 ]
 
 
 #: The memory-warning thresholds (fractions of a limit), shared with the JupyterLab sidebar.
 WARN_AT, CRITICAL_AT = MEMORY_WARN, MEMORY_CRITICAL
 #: Bar colours: JupyterLab's theme colours, with fallbacks for pages outside JupyterLab.
-COLOURS = {"ok": "var(--jp-success-color1, #43a047)", "warn": "var(--jp-warn-color1, #ffb300)",
-           "critical": "var(--jp-error-color1, #e53935)", "none": "var(--jp-layout-color4, #9e9e9e)"}
+COLOURS = {
+    "ok": "var(--jp-success-color1, #43a047)",
+    "warn": "var(--jp-warn-color1, #ffb300)",
+    "critical": "var(--jp-error-color1, #e53935)",
+    "none": "var(--jp-layout-color4, #9e9e9e)",
+}
 
 
 def level(fraction: float | None) -> str:
-    """"ok", "warn" (>= MEMORY_WARN, 80 %), "critical" (>= MEMORY_CRITICAL, 95 %) or "none" (no limit known).
+    """ "ok", "warn" (>= MEMORY_WARN, 80 %), "critical" (>= MEMORY_CRITICAL, 95 %) or "none" (no limit known).
 
     >>> level(0.5), level(0.8), level(0.95), level(None)
     ('ok', 'warn', 'critical', 'none')
@@ -86,8 +103,9 @@ def device_bar(w: Any) -> Bar | None:
         label += f" / spill at {format_bytes(limit)}"
     if total:
         label += f" / {format_bytes(total)}"
-    return Bar("device", used, limit, total, _clip(used / scale) if scale else None,
-               _clip(limit / total) if limit and total else None, lvl, COLOURS[lvl], label)
+    return Bar(
+        "device", used, limit, total, _clip(used / scale) if scale else None, _clip(limit / total) if limit and total else None, lvl, COLOURS[lvl], label
+    )
 
 
 @dataclass(frozen=True)
@@ -111,7 +129,7 @@ class MonitorModel:
     time: float
     n_workers: int
     gpu: bool
-    mode_line: str | None          # on CPU: why (the detection reason, said once), else None
+    mode_line: str | None  # on CPU: why (the detection reason, said once), else None
     rows: tuple[WorkerRow, ...]
     totals: dict[str, int]
 
@@ -131,8 +149,10 @@ def mode_line(reason: str) -> str:
 def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
     """The monitor's model of one snapshot (``session.memory()``); ``reason`` is the session's reason."""
     gpu = memory.backend == "gpu" or any(w.device_memory_used is not None for w in memory.workers)
-    rows = tuple(WorkerRow(w.name, w.address, w.pid, device_bar(w), host_bar(w), w.spilled_to_host, w.spilled_to_disk,
-                           w.rmm_pool_size, w.device_index) for w in memory.workers)
+    rows = tuple(
+        WorkerRow(w.name, w.address, w.pid, device_bar(w), host_bar(w), w.spilled_to_host, w.spilled_to_disk, w.rmm_pool_size, w.device_index)
+        for w in memory.workers
+    )
     line = None if gpu else mode_line(reason)
     totals = {key: memory.total(key) for key, _, _ in SERIES}
     totals["host_memory_limit"] = memory.total("host_memory_limit")
@@ -141,8 +161,12 @@ def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
 
 
 #: The time series of cluster totals: (ClusterMemory field, legend, colour).
-SERIES = (("device_memory_used", "GPU used", "#76b900"), ("host_memory_used", "host used", "#1e88e5"),
-          ("spilled_to_host", "spilled to host", "#fb8c00"), ("spilled_to_disk", "spilled to disk", "#8e24aa"))
+SERIES = (
+    ("device_memory_used", "GPU used", "#76b900"),
+    ("host_memory_used", "host used", "#1e88e5"),
+    ("spilled_to_host", "spilled to host", "#fb8c00"),
+    ("spilled_to_disk", "spilled to disk", "#8e24aa"),
+)
 
 
 class History:

@@ -216,10 +216,3 @@ def host(spec: Spec, value: Any) -> str:
     if not isinstance(value, str) or not _HOST.fullmatch(value.strip()):
         raise OptionError(spec.name, value, spec.accepted)
     return value.strip()
-
-
-class Example:
-    """A stand-in spec for doctests."""
-
-    def __init__(self, name: str, accepted: str = "see the option's doc", choices: tuple[str, ...] = ()) -> None:
-        self.name, self.accepted, self.choices = name, accepted, choices

@@ -51,7 +51,8 @@ def walltime(spec: Spec, value: Any) -> str:
 
     Numbers are refused, because YAML reads an unquoted 01:00:00 as the number 3600.
 
-    >>> walltime(Example("walltime"), " 1-12:00 ")
+    >>> from gpu_dask_kit.options import OPTION_SPECS
+    >>> walltime(OPTION_SPECS["walltime"], " 1-12:00 ")
     '1-12:00'
     """
     text = value.strip() if isinstance(value, str) else None

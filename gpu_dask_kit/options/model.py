@@ -103,7 +103,7 @@ class ClusterOptions:
                 "rmm_async",
                 True,
                 "rmm_async=True without rmm_pool_size, or rmm_pool_size without rmm_async",
-                "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True); rmm_async=None picks for you",
+                "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True)",
             )
         if self.rmm_maximum_pool_size is not None and self.rmm_pool_size is None:
             raise OptionError(

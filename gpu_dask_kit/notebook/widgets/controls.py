@@ -231,7 +231,7 @@ class ClusterControls(widgets.VBox):
     def _show_state(self) -> None:
         session = self.session
         running = session is not None and session.is_alive()
-        if running:
+        if session is not None and running:
             try:
                 self.status.value = status_html(
                     state="running", backend=session.backend, n_workers=session.n_workers, dashboard_link=session.dashboard_link, reason=session.reason

@@ -147,7 +147,7 @@ def chart_html(history: History, model: MonitorModel | None, width: int = 520, h
         return ""
     keys = [s for s in SERIES if model.gpu or s[0] not in ("device_memory_used", "spilled_to_host")]
     now = history.latest_time or model.time
-    span = max(30.0, min(history.window, now - history.earliest_time))  # grows to the window as data arrive
+    span = max(30.0, min(history.window, now - (history.earliest_time or now)))  # grows to the window as data arrive
     limits = [("host_memory_limit", "#1e88e5")] + ([("device_memory_limit", "#76b900")] if model.gpu else [])
     top = max([v for k, *_ in keys for _, v in history.series(k)] + [2**20]) * 1.25  # scaled to the data
     left, pad = 4, 14

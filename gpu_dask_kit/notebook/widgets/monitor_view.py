@@ -127,7 +127,7 @@ class MemoryMonitor(widgets.VBox):
             self.history.clear()
             if not first:
                 self._notify(shown)
-        if not alive:
+        if session is None or not alive:
             self.model = None
             note = "the cluster was closed; monitor stopped" if bound else "no cluster running (start one above or with start_cluster())"
             self._set(self.header, monitor_header_html(None, note=note))

@@ -14,10 +14,12 @@ from typing import Any
 
 from dask.utils import format_bytes
 
-try:  # the one threshold of widget and sidebar
-    from ...monitor import MEMORY_CRITICAL, MEMORY_WARN
-except ImportError:  # TODO(core): gpu_dask_kit/monitor.py defines MEMORY_WARN / MEMORY_CRITICAL (BRIEF); drop this fallback then
-    MEMORY_WARN, MEMORY_CRITICAL = 0.8, 0.95
+from ... import monitor as _monitor
+
+# The one memory-warning threshold of widget and sidebar, from gpu_dask_kit.monitor.
+# TODO(core): monitor.py defines MEMORY_WARN / MEMORY_CRITICAL (BRIEF); then import them and drop the fallbacks.
+MEMORY_WARN: float = getattr(_monitor, "MEMORY_WARN", 0.8)
+MEMORY_CRITICAL: float = getattr(_monitor, "MEMORY_CRITICAL", 0.95)
 
 __all__ = [
     "MEMORY_WARN",

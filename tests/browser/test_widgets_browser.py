@@ -184,20 +184,26 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
 
 def _luminance(css_colour: str) -> float:
     """Relative luminance (0 black .. 1 white) of a computed "rgb(r, g, b)" / "rgba(...)" colour."""
-    r, g, b = (int(float(x)) for x in css_colour[css_colour.index("(") + 1 : css_colour.index(")")].split(",")[:3])
+    import re
+
+    found = re.fullmatch(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)", css_colour.strip())
+    assert found, f"not an rgb() colour: {css_colour!r}"
+    r, g, b = (float(x) for x in found.groups()[:3])
+    assert found[4] is None or float(found[4]) > 0.5, f"a (nearly) transparent colour: {css_colour!r}"
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
 def _colours(page) -> dict[str, float]:
-    return {
-        name: _luminance(page.locator(selector).first.evaluate(f"el => getComputedStyle(el).{prop}"))
-        for name, selector, prop in (
-            ("chart", "svg.gdkw-chart", "backgroundColor"),
-            ("track", ".gdkw-bar", "backgroundColor"),
-            ("text", "tr.gdkw-worker td", "color"),
-            ("status", STATUS, "color"),
-        )
-    }
+    # one synchronous evaluation: the monitor replaces its HTML every second, and an element detached between
+    # a locator's lookup and its evaluation has no computed style
+    probes = [
+        ("chart", "svg.gdkw-chart", "backgroundColor"),
+        ("track", ".gdkw-bar", "backgroundColor"),
+        ("text", "tr.gdkw-worker td", "color"),
+        ("status", STATUS, "color"),
+    ]
+    values = page.evaluate("(probes) => probes.map(([_, sel, prop]) => getComputedStyle(document.querySelector(sel))[prop])", probes)
+    return {name: _luminance(value) for (name, _, _), value in zip(probes, values, strict=True)}
 
 
 def check_theme_colours(page) -> None:

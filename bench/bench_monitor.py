@@ -68,7 +68,7 @@ def refresh_cost(session, monitor_class, n: int = 30) -> dict:
 
 def run(args: argparse.Namespace) -> dict:
     import gpu_dask_kit
-    from gpu_dask_kit.widgets import MemoryMonitor
+    from gpu_dask_kit.notebook.widgets import MemoryMonitor
 
     if args.quick:
         args.size, args.chunks, args.repeats = min(args.size, 600), min(args.chunks, 300), 1

@@ -6,7 +6,7 @@ Three conditions, interleaved (off, monitor, sampler / monitor, sampler, off / .
 (GPU when usable, else CPU), each timing ``dask.persist(*da.linalg.svd(x))`` of the same persisted array:
 
 - off: nothing else runs;
-- monitor: ``gpu_dask_kit.widgets.MemoryMonitor(session)`` at its default refresh (1 s): its daemon thread
+- monitor: ``gpu_dask_kit.notebook.widgets.MemoryMonitor(session)`` at its default refresh (1 s): its daemon thread
   takes ``session.memory()`` snapshots and renders the HTML/SVG, as in a notebook (no front end here);
 - sampler: ``gpu_dask_kit.server.sampler.GpuSampler()`` at its default interval (1 s), polled by a client
   coroutine four times per interval (like several sidebar tabs; the sampler still reads NVML at most once
@@ -67,7 +67,7 @@ class SamplerLoad:
 def direct_costs(session: Any, n: int = 20) -> dict[str, float]:
     """Median wall time of one monitor refresh and of one NVML read (the sampler's unit of work), idle cluster."""
     from gpu_dask_kit.backend import sample_gpus
-    from gpu_dask_kit.widgets import MemoryMonitor
+    from gpu_dask_kit.notebook.widgets import MemoryMonitor
 
     monitor = MemoryMonitor(session, interval=3600, autostart=False)
     try:
@@ -93,7 +93,7 @@ def run(args) -> dict:
 
     import gpu_dask_kit as kit
     from gpu_dask_kit.compute import random_array
-    from gpu_dask_kit.widgets import MemoryMonitor
+    from gpu_dask_kit.notebook.widgets import MemoryMonitor
 
     report = kit.detect()
     reps = common.reps(args, 3)

@@ -41,6 +41,6 @@ __all__ = [
 
 def show(session: ClusterSession | None = None, **kwargs: Any):
     """Display the cluster controls and the live memory monitor (needs ipywidgets)."""
-    from .widgets import show as _show
+    from .notebook.widgets import show as _show
 
     return _show(session, **kwargs)

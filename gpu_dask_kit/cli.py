@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from ._version import __version__
 from .memory import format_bytes
@@ -15,8 +15,8 @@ __all__ = ["main", "build_parser"]
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from .backend import detect
-    from .options import OPTION_DOCS, ClusterOptions
+    from . import detect
+    from .options import OPTION_SPECS, configured
 
     report = detect()
     if args.json:
@@ -39,10 +39,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
                 state += f" (does not import: {lib.error})"
             print(f"  {name:<17}{state}")
         if args.options:
-            print("Options (gpu-dask-kit.* in dask config; flags of `add_cluster_args`):")
-            defaults = ClusterOptions.from_config()
-            for name, doc in OPTION_DOCS.items():
-                print(f"  {name:<22}= {getattr(defaults, name)!r:<16} {doc['help']}")
+            print("Options: keyword (--flag of `add_cluster_args`, gpu-dask-kit.<flag> in dask config) = current default")
+            current = configured()
+            for name, spec in OPTION_SPECS.items():
+                print(f"  {name} ({spec.flags[0]}) = {current[name]!r}" + (f" [{spec.unit}]" if spec.unit else "") + f"\n      {spec.help()}")
     if args.require_gpu and report.mode != "gpu":
         print(f"error: --require-gpu: no usable GPU here. {report.reason_text}", file=sys.stderr)
         return 1

@@ -133,7 +133,7 @@ class ClusterSession:
 
     def show(self, **kwargs: Any):
         """Display the cluster controls and the memory monitor (needs ipywidgets)."""
-        from .widgets import show
+        from .notebook.widgets import show
 
         return show(self, **kwargs)
 

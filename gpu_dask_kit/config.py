@@ -1,4 +1,4 @@
-"""Load the kit's defaults (``gpu-dask-kit.yaml``) into ``dask.config`` once.
+"""Load the kit's defaults (``gpu-dask-kit.yaml``, generated from the option specs) into ``dask.config`` once.
 
 ``update_defaults`` keeps anything a user or instructor already set (YAML files, ``DASK_GPU_DASK_KIT__*``
 environment variables) on top of the packaged defaults. Nothing is written to the user's home.
@@ -11,9 +11,13 @@ import os
 import dask.config
 import yaml
 
-__all__ = ["ensure_defaults", "DEFAULTS_FILE"]
+__all__ = ["ensure_defaults", "DEFAULTS_FILE", "NON_OPTION_KEYS"]
 
 DEFAULTS_FILE = os.path.join(os.path.dirname(__file__), "gpu-dask-kit.yaml")
+#: Keys of the ``gpu-dask-kit`` config that are not cluster options: key -> (default, what it is).
+NON_OPTION_KEYS: dict[str, tuple[object, str]] = {
+    "runtime-dir": (None, "Folder of the per-user session registry; null: $GPU_DASK_KIT_RUNTIME_DIR or the user's runtime dir."),
+}
 _loaded = False
 
 

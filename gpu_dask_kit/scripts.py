@@ -1,8 +1,9 @@
 """Cluster flags for any script: ``add_cluster_args(parser)`` and ``start_cluster_from_args(args)``.
 
-The flags are the option names with dashes (``--n-workers``, ``--rmm-pool-size``, ``--scheduler-file``),
-their help comes from ``OPTION_DOCS``, and an unset flag falls back to the dask config, like a keyword
-left out of ``start_cluster``::
+The flags come from the option specs: the option names with dashes (``--n-workers``, ``--rmm-pool-size``,
+``--scheduler-file``), switches for flags (``--rmm-async`` / ``--no-rmm-async``), a repeatable flag for
+lists (``--job-extra-directives=--qos=debug``), help from each spec. An unset flag falls back to the dask
+config, like a keyword left out of ``start_cluster``::
 
     parser = argparse.ArgumentParser()
     add_cluster_args(parser)
@@ -15,11 +16,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .options import OPTION_DOCS, option_names
+from .options import OPTION_SPECS, option_names
 
 __all__ = ["add_cluster_args", "start_cluster_from_args", "options_from_args", "flag_name"]
-
-_BOOLEAN = {"rmm_async", "rmm_managed_memory", "enable_cudf_spill"}
 
 
 def flag_name(option: str) -> str:
@@ -28,36 +27,46 @@ def flag_name(option: str) -> str:
     >>> flag_name("rmm_pool_size"), flag_name("CUDA_VISIBLE_DEVICES")
     ('--rmm-pool-size', '--CUDA-VISIBLE-DEVICES')
     """
-    return "--" + option.replace("_", "-")
+    return OPTION_SPECS[option].flags[0]
 
 
 def add_cluster_args(parser: argparse.ArgumentParser, *, title: str = "cluster (gpu-dask-kit)") -> argparse.ArgumentParser:
     """Add one flag per cluster option to ``parser`` (in an argument group) and return the parser."""
     group = parser.add_argument_group(title, "Unset flags use the gpu-dask-kit dask-config defaults.")
-    for name in option_names():
-        doc = OPTION_DOCS[name]
-        help_text = f"{doc['help']} Accepted: {doc['accepted']}." + (" Per worker." if doc["per_worker"] else "")
-        flags = [flag_name(name)] + ([flag_name(name.lower())] if name != name.lower() else [])
-        if name in _BOOLEAN:
-            group.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+    for spec in OPTION_SPECS.values():
+        help_text = spec.help().replace("%", "%%")
+        if spec.kind == "flag":
+            group.add_argument(*spec.flags, dest=spec.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        elif spec.kind == "list":
+            group.add_argument(
+                *spec.flags,
+                dest=spec.name,
+                action="append",
+                default=None,
+                metavar="VALUE",
+                help=help_text + f" Repeat the flag for more; write {spec.flags[0]}=--x=y for a value starting with '-'.",
+            )
         else:
-            group.add_argument(*flags, dest=name, default=None, metavar=name.upper().replace("_", "-") if name.islower() else "LIST",
-                               help=help_text.replace("%", "%%"))
+            metavar = "|".join(spec.choices) if spec.kind == "choice" else spec.name.upper().replace("_", "-") if spec.name.islower() else "LIST"
+            group.add_argument(*spec.flags, dest=spec.name, default=None, metavar=metavar, help=help_text)
     return parser
+
+
+def _number(text: Any) -> Any:
+    """ "3" -> 3 and "-2" -> -2, so an error shows the number (n_workers=-2); anything else as typed."""
+    stripped = text.strip() if isinstance(text, str) else ""
+    digits = stripped.removeprefix("-")
+    return int(stripped) if digits.isascii() and digits.isdigit() and len(digits) < 19 else text
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The options the user actually gave on the command line (unset flags are left out)."""
     values = {name: getattr(args, name) for name in option_names() if getattr(args, name, None) is not None}
-    for count in ("n_workers", "threads_per_worker"):
-        text = values.get(count)
-        if isinstance(text, str) and text.strip().lstrip("-").isascii() and text.strip().lstrip("-").isdigit() and len(text) < 19:
-            values[count] = int(values[count])
-    return values
+    return {name: _number(value) if OPTION_SPECS[name].kind == "count" else value for name, value in values.items()}
 
 
 def start_cluster_from_args(args: argparse.Namespace, **overrides: Any):
     """Start (or connect) the session the flags describe; ``overrides`` win over flags."""
-    from .cluster import start_cluster
+    from . import start_cluster
 
     return start_cluster(**{**options_from_args(args), **overrides})

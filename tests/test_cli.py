@@ -46,6 +46,19 @@ def test_doctor_with_fake_gpus_and_options(monkeypatch, capsys):
     backend._reset_nvml_for_tests()
 
 
+def test_doctor_options_lists_every_spec_with_its_flag_and_current_default(capsys):
+    import dask.config
+
+    from gpu_dask_kit.options import OPTION_SPECS
+
+    with dask.config.set({"gpu-dask-kit.n-workers": 3}):
+        assert main(["doctor", "--options"]) == 0
+    out = capsys.readouterr().out
+    for name, spec in OPTION_SPECS.items():
+        assert f"  {name} ({spec.flags[0]}) = " in out and spec.help() in out, name
+    assert "  n_workers (--n-workers) = 3\n" in out and "  walltime (--walltime) = '01:00:00'\n" in out
+
+
 def test_sessions_empty(capsys, runtime_dir):
     assert main(["sessions"]) == 0
     assert capsys.readouterr().out.startswith("No gpu-dask-kit sessions")

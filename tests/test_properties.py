@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import json
 import os
 import subprocess
@@ -35,7 +36,7 @@ from jupyter_server.utils import url_path_join
 import gpu_dask_kit as kit
 from gpu_dask_kit import ClusterStartError, ConnectError, KitError, OptionError
 from gpu_dask_kit.cli import build_parser, main
-from gpu_dask_kit.options import ClusterOptions, option_names, options_from_mapping
+from gpu_dask_kit.options import OPTION_SPECS, ClusterOptions, option_name, option_names, options_from_mapping
 from gpu_dask_kit.scripts import add_cluster_args, options_from_args
 from gpu_dask_kit.server.handlers import make_handlers
 
@@ -77,12 +78,93 @@ def _write_counts():
 # --- strategies --------------------------------------------------------------------------------------
 
 NASTY = [
-    "12 parsecs", "²", "٣", "-1", "0", "1", "3", " 2 ", "2.5", "1e400", "1e400 GB", "nan", "inf", "-inf", "NaN GB",
-    "80%", "150%", "-5%", "0%", "4GiB", "1 GiB", "0.5", "1.5", "off", "auto", "none", "", " ", "\x00", "\n",
-    "../..", "/etc/passwd", "/proc/self", "0.0.0.0", "127.0.0.1", "localhost", "::1", ":0", ":8787", "h:²",
-    "127.0.0.1:99999", "tcp://", "tcp://127.0.0.1:8786", "tls://x:1", "ucx://h:1", "carrier-pigeon://h:1",
-    "GPU-abc", "MIG-1", "0,0", "0,1", "0, 1", "true", "yes", "maybe", "gpu", "cpu", "tpu", "ucx", "tcp", " GPU ",
-    "9" * 5000, "1" * 30 + "GB", "$(touch /tmp/gdk-pwned)", "; rm -rf /", "__import__('os').system('true')",
+    "12 parsecs",
+    "²",
+    "٣",
+    "-1",
+    "0",
+    "1",
+    "3",
+    " 2 ",
+    "2.5",
+    "1e400",
+    "1e400 GB",
+    "nan",
+    "inf",
+    "-inf",
+    "NaN GB",
+    "80%",
+    "150%",
+    "-5%",
+    "0%",
+    "4GiB",
+    "1 GiB",
+    "0.5",
+    "1.5",
+    "off",
+    "auto",
+    "none",
+    "",
+    " ",
+    "\x00",
+    "\n",
+    "../..",
+    "/etc/passwd",
+    "/proc/self",
+    "0.0.0.0",
+    "127.0.0.1",
+    "localhost",
+    "::1",
+    ":0",
+    ":8787",
+    "h:²",
+    "127.0.0.1:99999",
+    "tcp://",
+    "tcp://127.0.0.1:8786",
+    "tls://x:1",
+    "ucx://h:1",
+    "carrier-pigeon://h:1",
+    "GPU-abc",
+    "MIG-1",
+    "0,0",
+    "0,1",
+    "0, 1",
+    "true",
+    "yes",
+    "maybe",
+    "gpu",
+    "cpu",
+    "tpu",
+    "ucx",
+    "tcp",
+    " GPU ",
+    "9" * 5000,
+    "1" * 30 + "GB",
+    "$(touch /tmp/gdk-pwned)",
+    "; rm -rf /",
+    "__import__('os').system('true')",
+    # SLURM options: time limits, names, directives, interfaces
+    "30",
+    "0:30",
+    "01:00:00",
+    "1-12",
+    "1-12:30",
+    "7-23:59:59",
+    "01:60:00",
+    "1-24",
+    "00:00:00",
+    "UNLIMITED",
+    "1:2:3:4",
+    "slurm",
+    "local",
+    "debug",
+    "gpu_a100",
+    "ib0",
+    "eth0",
+    "--qos=debug",
+    "#SBATCH --qos=x",
+    "--a\n--b",
+    "16GiB",
 ]
 
 SIZE_STRINGS = st.builds(
@@ -101,15 +183,33 @@ ADDRESSES = st.builds(
 )
 
 SCALARS = st.one_of(
-    st.none(), st.booleans(),
-    st.integers(), st.integers(-(2**80), 2**80), st.just(10**400),
-    st.floats(), st.floats(min_value=0, max_value=2, allow_nan=False),
-    st.text(max_size=40), st.sampled_from(NASTY), SIZE_STRINGS, ADDRESSES,
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(-(2**80), 2**80),
+    st.just(10**400),
+    st.floats(),
+    st.floats(min_value=0, max_value=2, allow_nan=False),
+    st.text(max_size=40),
+    st.sampled_from(NASTY),
+    SIZE_STRINGS,
+    ADDRESSES,
+)
+
+WALLTIMES = st.builds(
+    lambda d, h, m, sec, form: form.format(d=d, h=h, m=m, s=sec),
+    st.integers(0, 10),
+    st.integers(0, 30),
+    st.integers(0, 70),
+    st.integers(0, 70),
+    st.sampled_from(["{m}", "{m}:{s:02d}", "{h:02d}:{m:02d}:{s:02d}", "{d}-{h}", "{d}-{h:02d}:{m:02d}", "{d}-{h}:{m}:{s}", "{h}h"]),
 )
 
 VALUES = st.one_of(
     SCALARS,
+    WALLTIMES,
     st.lists(st.one_of(st.integers(-2, 9), st.text(max_size=5)), max_size=3),
+    st.lists(st.one_of(st.sampled_from(["--qos=debug", "--exclusive", "#SBATCH --x", "x", "--a\nb", ""]), st.text(max_size=8)), max_size=3),
     st.lists(st.integers(-2, 9), max_size=3).map(tuple),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
     st.just(object()),
@@ -141,6 +241,10 @@ N_SINGLE = 1000
 @example(name="CUDA_VISIBLE_DEVICES", value=["a"])
 @example(name="host", value="\x00")
 @example(name="local_directory", value="\x00")
+@example(name="walltime", value=3600)
+@example(name="walltime", value="9" * 5000)
+@example(name="job_memory", value="0.5")
+@example(name="job_extra_directives", value=["--a", 1])
 def test_any_value_of_one_option_is_accepted_or_named_in_an_option_error(name, value):
     _ran("options_single_field", N_SINGLE)
     try:
@@ -171,7 +275,8 @@ def test_any_combination_of_keywords_is_accepted_or_an_option_error(kwargs):
     try:
         ClusterOptions.from_config(**kwargs)
     except OptionError as err:
-        assert err.parameter in kwargs, (err.parameter, kwargs)
+        named = set(kwargs) | {option_name(k) for k in kwargs}  # a dashed key is reported by its option name
+        assert err.parameter in named, (err.parameter, kwargs)
         assert str(err).startswith(f"{err.parameter}=")
         if err.parameter not in option_names():
             assert "one of the option names" in err.accepted
@@ -180,6 +285,32 @@ def test_any_combination_of_keywords_is_accepted_or_an_option_error(kwargs):
         ClusterOptions(**known)  # the dataclass itself, without dask.config
     except OptionError as err:
         assert err.parameter in known
+
+
+N_SLURM = 400
+SLURM_OPTIONS = sorted(name for name, spec in OPTION_SPECS.items() if spec.slurm_only)
+
+
+@settings(max_examples=N_SLURM, deadline=None, suppress_health_check=FIXTURES_OK)
+@given(name=st.sampled_from(SLURM_OPTIONS), value=VALUES, dashed=st.booleans())
+@example(name="walltime", value="1-00:00", dashed=True)
+@example(name="job_extra_directives", value="--qos=debug", dashed=False)
+def test_any_value_of_a_slurm_option_with_deploy_slurm_is_accepted_or_named(name, value, dashed):
+    """SLURM options with deploy="slurm": as keyword or dashed key, accepted (then a fixed point that
+    survives JSON), or an OptionError naming the option and showing the value."""
+    _ran("options_slurm_field", N_SLURM)
+    key = name.replace("_", "-") if dashed else name
+    try:
+        opts = ClusterOptions.from_config(deploy="slurm", **{key: value})
+    except OptionError as err:
+        assert err.parameter == name and str(err).startswith(f"{name}=") and " is not accepted: expected " in str(err)
+        assert repr(value) in str(err) or (name in ("job_cores", "gpus_per_job") and isinstance(value, str)), str(err)
+        return
+    assert ClusterOptions.from_config(deploy="slurm", **{name: getattr(opts, name)}) == opts
+    assert options_from_mapping(json.loads(json.dumps(opts.to_dict()))) == opts
+    if getattr(opts, name) != OPTION_SPECS[name].default:  # the default itself is nothing given
+        with pytest.raises(OptionError, match='Pass deploy="slurm"'):
+            ClusterOptions.from_config(deploy="local", **{key: value})
 
 
 N_MAPPING = 200
@@ -216,21 +347,38 @@ def _impossible_requests():
     """(kind, kwargs) pairs, each invalid at validation, plan, bind or connect time on this machine."""
     workers = st.integers(1, 2)
     kinds = [
-        st.builds(lambda k, v, n: ("unknown_key", {k: v, "n_workers": n, "memory_limit": "1GiB"}),
-                  st.text(min_size=1, max_size=15).filter(lambda k: k not in (*option_names(), "verbose", "security")), SCALARS, workers),
-        st.builds(lambda size, n: ("memory_above_machine", {"device": "cpu", "n_workers": n, "memory_limit": size}),
-                  st.one_of(st.integers(_TOTAL_MEMORY + 1, 2**62), st.integers(10**3, 10**6).map(lambda t: f"{t}TiB")), workers),
-        st.builds(lambda size, n: ("bad_size", {"device": "cpu", "n_workers": n, "memory_limit": size}),
-                  st.one_of(st.sampled_from(["12 parsecs", "-1GiB", "150%", "lots", "1e400 GB", "NaN"]), st.text(max_size=8).filter(_not_a_size)), workers),
+        st.builds(
+            lambda k, v, n: ("unknown_key", {k: v, "n_workers": n, "memory_limit": "1GiB"}),
+            st.text(min_size=1, max_size=15).filter(lambda k: option_name(k) is None and k not in ("verbose", "security")),
+            SCALARS,
+            workers,
+        ),
+        st.builds(
+            lambda size, n: ("memory_above_machine", {"device": "cpu", "n_workers": n, "memory_limit": size}),
+            st.one_of(st.integers(_TOTAL_MEMORY + 1, 2**62), st.integers(10**3, 10**6).map(lambda t: f"{t}TiB")),
+            workers,
+        ),
+        st.builds(
+            lambda size, n: ("bad_size", {"device": "cpu", "n_workers": n, "memory_limit": size}),
+            st.one_of(st.sampled_from(["12 parsecs", "-1GiB", "150%", "lots", "1e400 GB", "NaN"]), st.text(max_size=8).filter(_not_a_size)),
+            workers,
+        ),
         st.builds(lambda n: ("bad_count", {"n_workers": n}), st.one_of(st.integers(max_value=0), st.sampled_from(["²", "-1", "2.5", "many", 2.0]))),
-        st.builds(lambda a, t: ("closed_port", {"scheduler_address": a, "connect_timeout": t}),
-                  st.sampled_from([1, 9, 19, 79]).map(lambda p: f"tcp://127.0.0.1:{p}"), st.floats(0.2, 1.0)),
-        st.builds(lambda h, n: ("unbindable_host", {"device": "cpu", "n_workers": n, "memory_limit": "1GiB", "host": h}),
-                  st.sampled_from(["192.0.2.1", "198.51.100.7", "203.0.113.9"]), workers),
-        st.builds(lambda d: ("bad_local_directory", {"device": "cpu", "n_workers": 1, "memory_limit": "1GiB", "local_directory": d}),
-                  st.sampled_from([f"{__file__}/spill", "/dev/null/spill", "x" * 300, "\x00"])),
-        st.builds(lambda a, f: ("address_and_file", {"scheduler_address": a, "scheduler_file": f}),
-                  st.just("tcp://127.0.0.1:8786"), st.just(__file__)),
+        st.builds(
+            lambda a, t: ("closed_port", {"scheduler_address": a, "connect_timeout": t}),
+            st.sampled_from([1, 9, 19, 79]).map(lambda p: f"tcp://127.0.0.1:{p}"),
+            st.floats(0.2, 1.0),
+        ),
+        st.builds(
+            lambda h, n: ("unbindable_host", {"device": "cpu", "n_workers": n, "memory_limit": "1GiB", "host": h}),
+            st.sampled_from(["192.0.2.1", "198.51.100.7", "203.0.113.9"]),
+            workers,
+        ),
+        st.builds(
+            lambda d: ("bad_local_directory", {"device": "cpu", "n_workers": 1, "memory_limit": "1GiB", "local_directory": d}),
+            st.sampled_from([f"{__file__}/spill", "/dev/null/spill", "x" * 300, "\x00"]),
+        ),
+        st.builds(lambda a, f: ("address_and_file", {"scheduler_address": a, "scheduler_file": f}), st.just("tcp://127.0.0.1:8786"), st.just(__file__)),
     ]
     if _REPORT.mode != "gpu":
         kinds.append(st.builds(lambda n: ("gpu_without_gpu", {"device": "gpu", "n_workers": n}), workers))
@@ -278,6 +426,7 @@ def test_a_malformed_scheduler_file_is_a_connect_error(tmp_path, runtime_dir):
 
 # --- the command line ----------------------------------------------------------------------------------
 
+
 def _flags(parser: argparse.ArgumentParser, command: str) -> list[str]:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
     return [opt for action in sub._actions for opt in action.option_strings]
@@ -310,6 +459,7 @@ N_CLI = 80
 @pytest.fixture
 def no_exec(monkeypatch):
     """Safety net: `lab` replaces the process with JupyterLab (os.execv); here that would end pytest."""
+
     def refuse(*args):
         raise AssertionError(f"the CLI tried to exec {args!r}")
 
@@ -383,7 +533,7 @@ _COUNT_FLAGS = {"--n-workers", "--threads-per-worker"}
 
 def _scripts_count_bug(argv: list[str]) -> bool:
     """scripts.options_from_args calls int() on "²" or on > 4300 digits (see test_count_flag_with_a_non_ascii_digit)."""
-    for flag, value in zip(argv, argv[1:]):
+    for flag, value in itertools.pairwise(argv):
         text = value.strip().lstrip("-")
         if flag in _COUNT_FLAGS and text.isdigit() and (not text.isascii() or len(text) > 4000):
             return True
@@ -426,8 +576,13 @@ N_SUBPROCESS = 5
 @given(argv=st.one_of(_argv("doctor"), _argv("sessions")).filter(lambda a: all("\x00" not in t for t in a)))
 def test_cli_in_a_subprocess_never_prints_a_traceback(argv, runtime_dir):
     _ran("cli_subprocess", N_SUBPROCESS)
-    out = subprocess.run([sys.executable, "-m", "gpu_dask_kit", *argv], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    out = subprocess.run(
+        [sys.executable, "-m", "gpu_dask_kit", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)),
+    )
     _check_exit(out.returncode, out.stdout, out.stderr)
 
 
@@ -465,9 +620,18 @@ class Server:
 
     def fetch(self, raw_path: str, method: str = "GET", body: bytes | None = None, headers=None):
         headers = {**self.auth, **(headers or {})}
-        return self.loop.run_until_complete(self.client.fetch(
-            self.base + "/" + raw_path, method=method, body=body, headers=headers, raise_error=False,
-            allow_nonstandard_methods=True, follow_redirects=False, request_timeout=30))
+        return self.loop.run_until_complete(
+            self.client.fetch(
+                self.base + "/" + raw_path,
+                method=method,
+                body=body,
+                headers=headers,
+                raise_error=False,
+                allow_nonstandard_methods=True,
+                follow_redirects=False,
+                request_timeout=30,
+            )
+        )
 
 
 @pytest.fixture
@@ -484,16 +648,38 @@ def _check_reply(response) -> str:
     return body
 
 
-TRAVERSAL = ["..", ".", "../x", "..%2F..%2Fvictim", "%2e%2e", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "x%2F..%2F..%2Fvictim",
-             "%00", "%ZZ", "%FF%FE", VALID_UNKNOWN + "%0A", VALID_UNKNOWN.upper(), "0" * 33, "a" * 4000, "%252e%252e"]
+TRAVERSAL = [
+    "..",
+    ".",
+    "../x",
+    "..%2F..%2Fvictim",
+    "%2e%2e",
+    "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "x%2F..%2F..%2Fvictim",
+    "%00",
+    "%ZZ",
+    "%FF%FE",
+    VALID_UNKNOWN + "%0A",
+    VALID_UNKNOWN.upper(),
+    "0" * 33,
+    "a" * 4000,
+    "%252e%252e",
+]
 
 N_IDS = 200
 
 
 @settings(max_examples=N_IDS, deadline=None, suppress_health_check=FIXTURES_OK)
-@given(session_id=st.one_of(st.text(max_size=64), st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
-                            st.text(alphabet="0123456789abcdefABCDEF./%\\", max_size=40), st.sampled_from(TRAVERSAL)),
-       encode=st.booleans(), method=st.sampled_from(["GET", "DELETE"]))
+@given(
+    session_id=st.one_of(
+        st.text(max_size=64),
+        st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
+        st.text(alphabet="0123456789abcdefABCDEF./%\\", max_size=40),
+        st.sampled_from(TRAVERSAL),
+    ),
+    encode=st.booleans(),
+    method=st.sampled_from(["GET", "DELETE"]),
+)
 def test_any_session_id_is_answered_with_a_4xx(server, session_id, encode, method, runtime_dir):
     _ran("rest_session_ids", N_IDS)
     raw = urllib.parse.quote(session_id, safe="") if encode else urllib.parse.quote(session_id, safe="/%.\\")
@@ -511,8 +697,10 @@ N_QUERY = 60
 
 
 @settings(max_examples=N_QUERY, deadline=None, suppress_health_check=FIXTURES_OK)
-@given(path=st.sampled_from([p for p in ROUTE_PATHS if VALID_UNKNOWN not in p]),
-       params=st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=20), st.sampled_from(NASTY[:30])), max_size=4))
+@given(
+    path=st.sampled_from([p for p in ROUTE_PATHS if VALID_UNKNOWN not in p]),
+    params=st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=20), st.sampled_from(NASTY[:30])), max_size=4),
+)
 def test_any_query_string_on_the_get_routes_is_ignored(server, path, params):
     _ran("rest_query_strings", N_QUERY)
     query = urllib.parse.urlencode(params)
@@ -525,9 +713,12 @@ N_BODIES = 200
 
 
 @settings(max_examples=N_BODIES, deadline=None, suppress_health_check=FIXTURES_OK)
-@given(path=st.sampled_from(ROUTE_PATHS), method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]),
-       body=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode), JSON.map(lambda j: json.dumps(j).encode())),
-       content_type=st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]))
+@given(
+    path=st.sampled_from(ROUTE_PATHS),
+    method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    body=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode), JSON.map(lambda j: json.dumps(j).encode())),
+    content_type=st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]),
+)
 def test_any_body_on_any_route_is_answered_without_a_500(server, path, method, body, content_type, runtime_dir):
     _ran("rest_bodies", N_BODIES)
     before = kit_children()

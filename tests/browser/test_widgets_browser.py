@@ -13,8 +13,7 @@ import time
 
 import psutil
 import pytest
-
-from conftest import open_notebook, save_screenshot
+from conftest import open_notebook, run_command, save_screenshot
 
 NOTEBOOK = "widgets_check.ipynb"
 CELLS = [
@@ -29,17 +28,26 @@ HEAD = ".gdkw-monitor-head"
 
 
 def write_notebook(root) -> None:
-    cells = [{"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-             for i, src in enumerate(CELLS)]
-    (root / NOTEBOOK).write_text(json.dumps({
-        "cells": cells, "nbformat": 4, "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}}))
+    cells = [{"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None} for i, src in enumerate(CELLS)]
+    (root / NOTEBOOK).write_text(
+        json.dumps(
+            {
+                "cells": cells,
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            }
+        )
+    )
 
 
 def run_cell(page, index: int) -> None:
     """Start running cell ``index`` of the current notebook without waiting for it to finish."""
-    page.evaluate("""([i]) => { const nb = window.jupyterapp.shell.currentWidget;
-        nb.content.activeCellIndex = i; void window.jupyterapp.commands.execute('notebook:run-cell'); }""", [index])
+    page.evaluate(
+        """([i]) => { const nb = window.jupyterapp.shell.currentWidget;
+        nb.content.activeCellIndex = i; void window.jupyterapp.commands.execute('notebook:run-cell'); }""",
+        [index],
+    )
 
 
 def cell(page, index: int):
@@ -101,7 +109,12 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     start.wait_for(timeout=90_000)  # kernel start + imports
     assert cell(page, 0).locator(".jp-OutputArea-child").count() == 1  # shown once although it is the last expression
     titles = field(page, "text", "n_workers").evaluate("el => [el, ...el.querySelectorAll('[title]')].map(e => e.title).join(' | ')")
-    assert "Number of worker processes" in titles and "whole number >= 1" in titles  # the tooltip from OPTION_DOCS
+    assert "Number of worker processes" in titles and "whole number >= 1" in titles  # the tooltip from the option spec
+    assert not field(page, "text", "partition").is_visible()  # SLURM fields: only for deploy="slurm"
+    field(page, "dropdown", "deploy").locator("select").select_option("slurm")
+    field(page, "text", "partition").wait_for(state="visible", timeout=15_000)
+    field(page, "dropdown", "deploy").locator("select").select_option("local")
+    field(page, "text", "partition").wait_for(state="hidden", timeout=15_000)
     page.locator(f"{STATUS}[data-state='stopped']").wait_for(timeout=15_000)
     assert page.locator(".widget-button:has-text('Stop')").first.is_disabled()
 
@@ -129,11 +142,15 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     pids = [int(p) for p in page.locator("tr.gdkw-worker").evaluate_all("rows => rows.map(r => r.dataset.pid)")]
     (record,) = records(lab_server)
     assert set(pids) == {p["pid"] for p in record["processes"]} and all(psutil.pid_exists(p) for p in pids)
-    assert "No GPU: CPU mode" in page.locator(".gdkw-mode").inner_text()
+    output = cell(page, 0).locator(".jp-OutputArea-output").first.inner_text()
+    assert output.count("CPU mode") == 1, output  # said once: in the status line, not again in the monitor
+    assert "CPU mode" in page.locator(f"{STATUS} .gdkw-reason").inner_text()
+    meter = page.locator(".gdkw-bar[data-kind='host'][role='meter']").first
+    assert meter.get_attribute("aria-label").endswith("host memory") and 0 <= int(meter.get_attribute("aria-valuenow")) <= 100
     assert "MiB" in page.locator("tr.gdkw-worker").first.inner_text()
     assert page.locator(".gdkw-bar[data-kind='host']").count() == 2
-    page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')"
-                           "?.dataset.points) >= 2", timeout=15_000)
+    page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')?.dataset.points) >= 2", timeout=15_000)
+    check_theme_colours(page)
 
     # run another cell: the monitor keeps refreshing while the kernel is busy
     run_cell(page, 1)
@@ -165,33 +182,92 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     save_screenshot(page, "widgets-stopped")
 
 
+def _luminance(css_colour: str) -> float:
+    """Relative luminance (0 black .. 1 white) of a computed "rgb(r, g, b)" / "rgba(...)" colour."""
+    import re
+
+    found = re.fullmatch(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)", css_colour.strip())
+    assert found, f"not an rgb() colour: {css_colour!r}"
+    r, g, b = (float(x) for x in found.groups()[:3])
+    assert found[4] is None or float(found[4]) > 0.5, f"a (nearly) transparent colour: {css_colour!r}"
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def _colours(page) -> dict[str, float]:
+    # one synchronous evaluation: the monitor replaces its HTML every second, and an element detached between
+    # a locator's lookup and its evaluation has no computed style
+    probes = [
+        ("chart", "svg.gdkw-chart", "backgroundColor"),
+        ("track", ".gdkw-bar", "backgroundColor"),
+        ("text", "tr.gdkw-worker td", "color"),
+        ("status", STATUS, "color"),
+    ]
+    values = page.evaluate("(probes) => probes.map(([_, sel, prop]) => getComputedStyle(document.querySelector(sel))[prop])", probes)
+    return {name: _luminance(value) for (name, _, _), value in zip(probes, values, strict=True)}
+
+
+def check_theme_colours(page) -> None:
+    """The chart, the bar tracks and the text follow JupyterLab's theme: light, then JupyterLab Dark."""
+    light = _colours(page)
+    assert light["chart"] > 0.8 and light["track"] > 0.6 and light["text"] < 0.4 and light["status"] < 0.4, light
+    try:
+        run_command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+        page.wait_for_function(
+            "() => { const c = getComputedStyle(document.querySelector('svg.gdkw-chart')).backgroundColor;"
+            " const [r, g, b] = c.match(/[\\d.]+/g).map(Number); return r + g + b < 200; }",
+            timeout=15_000,
+        )
+        dark = _colours(page)
+        save_screenshot(page, "widgets-jupyterlab-dark")
+        assert dark["chart"] < 0.2 and dark["track"] < 0.4, dark  # follows the theme: no white block
+        assert dark["text"] > 0.6 and dark["status"] > 0.6, dark  # readable on it
+    finally:
+        run_command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=30_000)
+
+
 def test_gpu_monitor_markup_with_fake_numbers(browser):
     """No GPU here: render the monitor's HTML for a faked 2-GPU snapshot in Chromium and check the bars."""
     from gpu_dask_kit.monitor import ClusterMemory, WorkerMemory
-    from gpu_dask_kit.widgets import markup, viewmodel
+    from gpu_dask_kit.notebook.widgets import markup, viewmodel
 
     gib = 2**30
 
     def gpu(name, used, host):
-        return WorkerMemory(name=name, address=f"tcp://127.0.0.1:{4000 + int(name)}", pid=1000 + int(name),
-                            host_memory_used=host, host_memory_limit=10 * gib, spilled_to_disk=gib // 2,
-                            spilled_to_host=3 * gib, device_memory_used=used, device_memory_limit=int(12.8 * gib),
-                            device_memory_total=16 * gib, device_index=int(name), rmm_pool_size=8 * gib)
+        return WorkerMemory(
+            name=name,
+            address=f"tcp://127.0.0.1:{4000 + int(name)}",
+            pid=1000 + int(name),
+            host_memory_used=host,
+            host_memory_limit=10 * gib,
+            spilled_to_disk=gib // 2,
+            spilled_to_host=3 * gib,
+            device_memory_used=used,
+            device_memory_limit=int(12.8 * gib),
+            device_memory_total=16 * gib,
+            device_index=int(name),
+            rmm_pool_size=8 * gib,
+        )
 
     history = viewmodel.History(300)
     for t in range(0, 60, 5):
         memory = ClusterMemory("gpu", 1000.0 + t, (gpu("0", (4 + t // 10) * gib, 2 * gib), gpu("1", int(12.5 * gib), int(8.5 * gib))))
         model = viewmodel.monitor_model(memory, "2 GPUs found.")
         history.add(model)
-    body = (markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status",
-                               reason="2 GPUs found.") + markup.monitor_header_html(model)
-            + markup.monitor_table_html(model) + markup.chart_html(history, model))
+    body = (
+        markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status", reason="2 GPUs found.")
+        + markup.monitor_header_html(model)
+        + markup.monitor_table_html(model)
+        + markup.chart_html(history, model)
+    )
     page = browser.new_page(viewport={"width": 1100, "height": 420})
     try:
         page.set_content(f"<html><body style='font-family:sans-serif'>{body}</body></html>")
         fills = page.locator(".gdkw-bar").evaluate_all(
             "bars => bars.map(b => [b.dataset.worker, b.dataset.kind, b.dataset.level,"
-            " getComputedStyle(b.querySelector('.gdkw-fill')).backgroundColor, b.querySelector('.gdkw-fill').offsetWidth])")
+            " getComputedStyle(b.querySelector('.gdkw-fill')).backgroundColor, b.querySelector('.gdkw-fill').offsetWidth])"
+        )
         save_screenshot(page, "widgets-gpu-fake-numbers")
     finally:
         page.close()

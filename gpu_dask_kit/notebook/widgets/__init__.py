@@ -14,7 +14,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session
+import gpu_dask_kit as kit
+from gpu_dask_kit import ClusterSession
+
 from .controls import ClusterControls
 from .monitor_view import MemoryMonitor
 
@@ -55,14 +57,15 @@ class KitPanel(widgets.VBox):
         display(self._repr_mimebundle_(), raw=True)
 
 
-def show(session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0,
-         controls: bool = True, monitor: bool = True, display: bool = True) -> KitPanel:
+def show(
+    session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0, controls: bool = True, monitor: bool = True, display: bool = True
+) -> KitPanel:
     """Display the cluster controls and the memory monitor (refreshing every ``interval`` seconds, keeping
     ``window`` seconds of history) and return the panel. ``session`` defaults to ``current_session()``.
     ``display=False`` only builds it (for embedding in your own layout)."""
-    follow = session is None or session is current_session()
+    follow = session is None or session is kit.current_session()
     ctl = ClusterControls(session) if controls else None
-    mon = MemoryMonitor(None if follow else session, interval=interval, window=window) if monitor else None
+    mon = MemoryMonitor(None if follow else session, interval=interval, window=window, compact=controls) if monitor else None
     panel = KitPanel(ctl, mon)
     if display:
         from IPython import get_ipython

@@ -1,23 +1,26 @@
 """ClusterControls: a form over the kit's options with Start, Stop, Restart and Scale buttons.
 
-A view only: it calls the public API (``start_cluster``, ``current_session``, ``session.close()``,
-``session.cluster.scale``). Slow actions run in a background thread with the buttons disabled, so the
-kernel stays free; widget state changes made from that thread reach JupyterLab like any other.
+A view only: it calls the public API (``start_cluster``, ``current_session``, ``detect``, ``session.close()``,
+``session.scale()``). Its fields come from the option specs (:mod:`.form`); GPU-only fields show in GPU
+mode only and SLURM-only fields only when deploy="slurm" is chosen. Slow actions run in a background
+thread with the buttons disabled, so the kernel stays free; widget state changes made from that thread
+reach JupyterLab like any other.
 """
 
 from __future__ import annotations
 
 import html
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session, start_cluster
-from ..errors import KitError
-from ..options import ClusterOptions
+import gpu_dask_kit as kit
+from gpu_dask_kit import ClusterOptions, ClusterSession, KitError
+
+from .form import FieldSpec, button_disabled, field_value, form_fields, parse_form, visible_fields
 from .markup import error_html, status_html
-from .viewmodel import FieldSpec, button_disabled, field_value, form_fields, parse_form
 
 __all__ = ["ClusterControls"]
 
@@ -29,12 +32,13 @@ def _field(spec: FieldSpec) -> widgets.Widget:
     # ipywidgets 8.1 drops `tooltip` on Text/Dropdown/Checkbox views that have a description, so the label
     # carries it too (as its title); the label's text is the option's name.
     label = f"<span title='{html.escape(spec.tooltip, quote=True)}'>{spec.name}</span>"
-    common = dict(description=label, description_allow_html=True, tooltip=spec.tooltip, style=_LABEL,
-                  layout=widgets.Layout(width="360px"))
+    common = dict(description=label, description_allow_html=True, tooltip=spec.tooltip, style=_LABEL, layout=widgets.Layout(width="360px"))
     if spec.kind == "choice":
         return widgets.Dropdown(options=list(spec.choices), value=spec.value, **common)
     if spec.kind == "flag":
         return widgets.Checkbox(value=spec.value, indent=True, **common)
+    if spec.kind == "lines":
+        return widgets.Textarea(value=spec.value, placeholder="one per line", continuous_update=True, rows=2, **common)
     return widgets.Text(value=spec.value, placeholder=spec.placeholder, continuous_update=True, **common)
 
 
@@ -47,22 +51,35 @@ class ClusterControls(widgets.VBox):
     """
 
     def __init__(self, session: ClusterSession | None = None, **kwargs: Any) -> None:
-        self.session: ClusterSession | None = session if session is not None and session.is_alive() else current_session()
+        self.session: ClusterSession | None = session if session is not None and session.is_alive() else kit.current_session()
+        self.gpu_available = kit.detect().mode == "gpu"  # for which fields device="auto" shows
         self.last_error: str | None = None
         self._listeners: list[Callable[[ClusterSession | None], None]] = []
         self._worker: threading.Thread | None = None
         self._busy_lock = threading.Lock()
         self.fields = {spec.name: _field(spec) for spec in form_fields(self._base_options())}
-        self.start_button = widgets.Button(description="Start", button_style="success", icon="play",
-                                           tooltip="Start a cluster with these options (reuses the running one if nothing changed)")
-        self.stop_button = widgets.Button(description="Stop", button_style="danger", icon="stop",
-                                          tooltip="Stop the cluster: scheduler and worker processes exit")
-        self.restart_button = widgets.Button(description="Restart", button_style="warning", icon="refresh",
-                                             tooltip="Stop the cluster and start a fresh one with these options (frees all worker and GPU memory)")
-        self.scale_button = widgets.Button(description="Scale", icon="arrows-v",
-                                           tooltip="Change the number of workers of the running cluster to n_workers")
-        for button, action in ((self.start_button, self.start), (self.stop_button, self.stop),
-                               (self.restart_button, self.restart), (self.scale_button, self.scale)):
+        for name in ("device", "deploy"):
+            self.fields[name].observe(lambda _change: self._show_fields(), names="value")
+        self._show_fields()
+        self.start_button = widgets.Button(
+            description="Start", button_style="success", icon="play", tooltip="Start a cluster with these options (reuses the running one if nothing changed)"
+        )
+        self.stop_button = widgets.Button(
+            description="Stop", button_style="danger", icon="stop", tooltip="Stop the cluster: scheduler and worker processes exit"
+        )
+        self.restart_button = widgets.Button(
+            description="Restart",
+            button_style="warning",
+            icon="refresh",
+            tooltip="Stop the cluster and start a fresh one with these options (frees all worker and GPU memory)",
+        )
+        self.scale_button = widgets.Button(description="Scale", icon="arrows-v", tooltip="Change the number of workers of the running cluster to n_workers")
+        for button, action in (
+            (self.start_button, self.start),
+            (self.stop_button, self.stop),
+            (self.restart_button, self.restart),
+            (self.scale_button, self.scale),
+        ):
             button.on_click(lambda _b, act=action: act())
         self.status = widgets.HTML()
         self.error = widgets.HTML()
@@ -88,6 +105,10 @@ class ClusterControls(widgets.VBox):
         """The form's raw values, keyed by option name."""
         return {name: field.value for name, field in self.fields.items()}
 
+    def visible(self) -> tuple[str, ...]:
+        """The fields shown for the chosen device and deploy (the others are not passed on Start)."""
+        return visible_fields(self.fields["device"].value, self.fields["deploy"].value, self.gpu_available)
+
     def on_session_change(self, callback: Callable[[ClusterSession | None], None]) -> None:
         """Call ``callback(session)`` after an action of this widget changed the session (None: stopped)."""
         self._listeners.append(callback)
@@ -96,7 +117,7 @@ class ClusterControls(widgets.VBox):
         """Check the form, then start (or reuse) the cluster in the background."""
         kwargs = self._checked_form()
         if kwargs is not None:
-            self._run("Starting the cluster", lambda: start_cluster(verbose=False, **kwargs))
+            self._run("Starting the cluster", lambda: kit.start_cluster(verbose=False, **kwargs))
 
     def restart(self) -> None:
         """Check the form, close the running cluster, and start a fresh one in the background."""
@@ -107,7 +128,7 @@ class ClusterControls(widgets.VBox):
         def restart() -> ClusterSession:
             if self.session is not None:
                 self.session.close()
-            return start_cluster(verbose=False, **kwargs)
+            return kit.start_cluster(verbose=False, **kwargs)
 
         self._run("Restarting the cluster", restart)
 
@@ -143,7 +164,7 @@ class ClusterControls(widgets.VBox):
         """Reflect ``session`` (default: ``current_session()``), e.g. one started from code."""
         if self.busy:
             return
-        session = session if session is not None and session.is_alive() else current_session()
+        session = session if session is not None and session.is_alive() else kit.current_session()
         if session is not self.session:
             self.session = session
             if session is not None:
@@ -158,9 +179,14 @@ class ClusterControls(widgets.VBox):
         for name, field in self.fields.items():
             field.value = field_value(name, getattr(options, name))
 
+    def _show_fields(self) -> None:
+        shown = set(self.visible())
+        for name, field in self.fields.items():
+            field.layout.display = None if name in shown else "none"
+
     def _checked_form(self) -> dict[str, Any] | None:
         try:
-            kwargs = parse_form(self.values(), self.session.options if self.session is not None else None)
+            kwargs = parse_form(self.values(), self.session.options if self.session is not None else None, self.visible())
         except KitError as exc:
             self._set_error(str(exc))
             return None
@@ -186,7 +212,7 @@ class ClusterControls(widgets.VBox):
             result = action()
             self.session = result if result is not None and result.is_alive() else None
         except Exception as exc:  # shown in the widget, word for word; never swallowed
-            self.session = current_session()
+            self.session = kit.current_session()
             self._set_error(str(exc) if isinstance(exc, KitError) else f"{type(exc).__name__}: {exc}")
         try:
             if self.session is not before or self.session is None:
@@ -205,10 +231,11 @@ class ClusterControls(widgets.VBox):
     def _show_state(self) -> None:
         session = self.session
         running = session is not None and session.is_alive()
-        if running:
+        if session is not None and running:
             try:
-                self.status.value = status_html(state="running", backend=session.backend, n_workers=session.n_workers,
-                                                dashboard_link=session.dashboard_link, reason=session.reason)
+                self.status.value = status_html(
+                    state="running", backend=session.backend, n_workers=session.n_workers, dashboard_link=session.dashboard_link, reason=session.reason
+                )
             except Exception as exc:  # the scheduler went away between the check and the call
                 running = False
                 self._set_error(f"{type(exc).__name__}: {exc}")

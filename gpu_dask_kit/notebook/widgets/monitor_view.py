@@ -10,11 +10,14 @@ that session closes. Without a session it follows ``current_session()`` (idle wh
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session
+import gpu_dask_kit as kit
+from gpu_dask_kit import ClusterSession
+
 from .markup import chart_html, monitor_header_html, monitor_table_html
 from .viewmodel import History, MonitorModel, monitor_model
 
@@ -31,11 +34,20 @@ class MemoryMonitor(widgets.VBox):
     the polling thread is alive.
     """
 
-    def __init__(self, session: ClusterSession | None = None, *, interval: float = 1.0, window: float = 300.0,
-                 autostart: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        session: ClusterSession | None = None,
+        *,
+        interval: float = 1.0,
+        window: float = 300.0,
+        autostart: bool = True,
+        compact: bool = False,
+        **kwargs: Any,
+    ) -> None:
         if not interval > 0:
             raise ValueError(f"interval={interval!r} is not accepted: expected a number of seconds > 0, such as 1.0.")
         self.interval = float(interval)
+        self.compact = compact  # under the controls: their status line says the cluster's kind, workers and why
         self.history = History(window)
         self.model: MonitorModel | None = None
         self.ticks = 0
@@ -63,7 +75,7 @@ class MemoryMonitor(widgets.VBox):
     @property
     def session(self) -> ClusterSession | None:
         """The session on display: the bound one, or ``current_session()`` when following."""
-        return self._session if self._session is not None else current_session()
+        return self._session if self._session is not None else kit.current_session()
 
     def on_session_change(self, callback: Callable[[ClusterSession | None], None]) -> None:
         """Call ``callback(session)`` (from the polling thread) when the session on display changes."""
@@ -115,7 +127,7 @@ class MemoryMonitor(widgets.VBox):
             self.history.clear()
             if not first:
                 self._notify(shown)
-        if not alive:
+        if session is None or not alive:
             self.model = None
             note = "the cluster was closed; monitor stopped" if bound else "no cluster running (start one above or with start_cluster())"
             self._set(self.header, monitor_header_html(None, note=note))
@@ -126,13 +138,13 @@ class MemoryMonitor(widgets.VBox):
             memory = session.memory()
         except Exception as exc:  # a worker restarting, the cluster closing: show it and try again next time
             if session.is_alive():
-                self._set(self.header, monitor_header_html(self.model, note=f"could not read memory ({type(exc).__name__}: {exc})"))
+                self._set(self.header, monitor_header_html(self.model, note=f"could not read memory ({type(exc).__name__}: {exc})", compact=self.compact))
             return True
         model = monitor_model(memory, session.reason)
         self.model = model
         self.history.add(model)
         self.ticks += 1
-        self._set(self.header, monitor_header_html(model))
+        self._set(self.header, monitor_header_html(model, compact=self.compact))
         self._set(self.table, monitor_table_html(model))
         self._set(self.chart, chart_html(self.history, model))
         return True
@@ -156,7 +168,7 @@ class MemoryMonitor(widgets.VBox):
                 keep = self.refresh()
             except Exception as exc:
                 self.last_error = f"{type(exc).__name__}: {exc}"
-                self._set(self.header, monitor_header_html(self.model, note=f"monitor error ({self.last_error})"))
+                self._set(self.header, monitor_header_html(self.model, note=f"monitor error ({self.last_error})", compact=self.compact))
                 keep = True
             if not keep:
                 break

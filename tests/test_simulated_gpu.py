@@ -187,3 +187,31 @@ def test_connect_mode_against_dask_cuda_worker_started_from_the_command_line(no_
         workers = session.memory().workers
         assert sorted(w.device_index for w in workers) == [0, 1]
         assert all(w.device_memory_total == 16 * GiB for w in workers)
+
+
+def test_gpu_session_scales_one_worker_per_gpu_and_its_views_show_gpu_mode(sim_gpus, no_leaks):
+    """GPU-only paths around a running session: scale (at most one worker per GPU), the HTML repr, the
+    memory monitor widget's model and the out-of-memory hint read the simulated GPUs."""
+    sim_gpus(2, total=16 * GiB, used=GiB)
+    from gpu_dask_kit import hints
+    from gpu_dask_kit.widgets import MemoryMonitor
+
+    with kit.start_cluster(n_workers=1, device_memory_limit="4GiB", memory_limit="1GiB", verbose=False) as session:
+        assert session.client.run(_on_worker_env).popitem()[1] == "0,1"
+        assert "LocalCUDACluster" in session.summary()
+        session.scale(2)
+        assert sorted(session.client.run(_on_worker_env).values()) == ["0,1", "1,0"]
+        with pytest.raises(OptionError) as info:
+            session.scale(3)
+        assert info.value.parameter == "n_workers" and session.n_workers == 2
+        assert "Spill GPU&rarr;host above" in session._repr_html_()
+        monitor = MemoryMonitor(session, interval=60)
+        try:
+            model = monitor.model
+            assert model is not None and model.gpu and model.mode_line is None and model.n_workers == 2
+            assert all(row.device is not None for row in model.rows)  # a GPU bar per worker
+            assert model.totals["device_memory_limit"] == 8 * GiB
+        finally:
+            monitor.close()
+        hint = hints.explain(MemoryError("Out of memory allocating 40 GiB"), session)
+        assert hint and "one GPU of 16.00 GiB" in hint and "4.00 GiB" in hint

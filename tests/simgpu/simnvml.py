@@ -17,7 +17,8 @@ Configuration: ``GPU_DASK_KIT_SIM_GPUS`` is a JSON object::
      "driver": "580.65.06", "cuda": 13000,
      "memory_supported": true,         # false: nvmlDeviceGetMemoryInfo raises NVMLError_NotSupported
                                        # (unified-memory systems such as Grace Hopper / DGX Spark)
-     "state_dir": "/tmp/..."}          # where simulated CUDA contexts are recorded (one file each)
+     "state_dir": "/tmp/...",          # where simulated CUDA contexts are recorded (one file each)
+     "log_unsimulated": "/tmp/x.log"}  # optional: append "PID nvmlName" for each non-simulated call
 """
 
 from __future__ import annotations
@@ -187,6 +188,10 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
 
 def _not_simulated(pynvml: Any, name: str):
     def call(*args: Any, **kwargs: Any):
+        log = (_config or {}).get("log_unsimulated")  # a file: which callers need more simulation
+        if log:
+            with open(log, "a") as f:
+                f.write(f"{os.getpid()} {name}\n")
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
 
     call.__name__ = name

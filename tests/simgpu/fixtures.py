@@ -7,6 +7,7 @@ Use it with ``from .simgpu.fixtures import sim_gpus  # noqa: F401`` in a test mo
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 
@@ -36,6 +37,9 @@ def sim_gpus(monkeypatch, tmp_path):
     installed = []
 
     def configure(count: int = 2, **settings):
+        if importlib.util.find_spec("cupy") is None:
+            pytest.fail("the simulated-GPU tier needs CuPy installed (the kit picks GPU mode only with it): "
+                        "pip install -e '.[test]' (cupy-cuda12x imports without a GPU)")
         config = dict(settings, count=count)
         config.setdefault("state_dir", str(tmp_path / "simulated-cuda-contexts"))
         monkeypatch.setenv(simnvml.ENV, json.dumps(config))

@@ -5,6 +5,7 @@ Run on a GPU machine with: python -m pytest tests/test_gpu.py -v
 
 import time
 
+import numpy as np
 import pytest
 
 import gpu_dask_kit as kit
@@ -19,6 +20,18 @@ def _nvml_used(index=0):
 
     pynvml.nvmlInit()
     return pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(index)).used
+
+
+def _baseline_after_own_context():
+    """Issue 11 defect h: the test process's own CUDA context (CuPy's, made by random_array's client-side
+    graph or the client allocator) stays until the process ends. Create it FIRST, then measure, so the
+    "memory released" checks count only what the cluster held."""
+    import cupy
+
+    cupy.cuda.Device(0).use()
+    cupy.zeros(1).sum()  # creates this process's context on GPU 0 now
+    cupy.cuda.Device(0).synchronize()
+    return _nvml_used()
 
 
 def test_rmm_pool_and_cupy_allocator_on_workers_and_client(no_leaks):
@@ -75,7 +88,7 @@ def test_spilling_with_a_small_device_memory_limit(no_leaks):
 def test_gpu_memory_is_released_after_close(no_leaks):
     from gpu_dask_kit.compute import random_array
 
-    baseline = _nvml_used()
+    baseline = _baseline_after_own_context()
     session = kit.start_cluster(device="gpu", n_workers=1, rmm_pool_size="4GiB", verbose=False)
     x = random_array((10_000, 1000), chunks=(1000, 1000), seed=0).persist()
     x.sum().compute()
@@ -84,9 +97,9 @@ def test_gpu_memory_is_released_after_close(no_leaks):
     del x
     session.close()
     deadline = time.monotonic() + 20
-    while _nvml_used() - baseline > 600 * MiB and time.monotonic() < deadline:  # the client's own context may stay
+    while _nvml_used() - baseline > 64 * MiB and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert _nvml_used() - baseline < 600 * MiB
+    assert _nvml_used() - baseline < 64 * MiB
 
 
 def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_survives(no_leaks):
@@ -96,7 +109,7 @@ def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_surv
 
     from gpu_dask_kit import hints
 
-    baseline = _nvml_used()
+    baseline = _baseline_after_own_context()
     session = kit.start_cluster(device="gpu", n_workers=1, verbose=False)
     total = session.memory().workers[0].device_memory_total
 
@@ -111,6 +124,89 @@ def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_surv
     assert session.client.submit(too_big, 64 * MiB, pure=False).result() == 64 * MiB  # still usable
     session.close()
     deadline = time.monotonic() + 20
-    while _nvml_used() - baseline > 600 * MiB and time.monotonic() < deadline:
+    while _nvml_used() - baseline > 64 * MiB and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert _nvml_used() - baseline < 600 * MiB
+    assert _nvml_used() - baseline < 64 * MiB
+
+
+# --- issue 11: the defects a real GPU can check (the simulated tier has the others) -----------------
+
+def _compute_pids(index=0):
+    import pynvml
+
+    pynvml.nvmlInit()
+    handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+    return {p.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle)}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect c: the RMM pool size disappears when cuDF spilling wraps the memory resource")
+def test_c_rmm_pool_size_is_seen_through_cudf_spilling(no_leaks):
+    pytest.importorskip("cudf")
+    with kit.start_cluster(device="gpu", n_workers=1, rmm_pool_size="1GiB", enable_cudf_spill=True, verbose=False) as session:
+        assert session.memory().workers[0].rmm_pool_size == 2**30
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect c: cuDF's own spilling is not counted in spilled_to_host")
+def test_c_cudf_own_spilling_is_counted(no_leaks):
+    pytest.importorskip("dask_cudf")
+    import dask
+    import dask.dataframe as dd
+    from distributed import wait
+
+    with kit.start_cluster(device="gpu", n_workers=1, enable_cudf_spill=True, device_memory_limit="off",
+                           rmm_pool_size="1GiB", rmm_maximum_pool_size="1GiB", verbose=False) as session:
+        with dask.config.set({"dataframe.backend": "cudf"}):
+            frame = dd.from_dict({"x": np.arange(60_000_000, dtype="float64")}, npartitions=12).persist()  # 480 MB
+            more = (frame + 1).persist()
+            wait([frame, more])
+        assert session.memory().workers[0].spilled_to_host > 0
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect c: device_memory_limit='off' with no host limit gives no GPU numbers")
+def test_c_memory_has_device_numbers_without_spilling(no_leaks):
+    with kit.start_cluster(device="gpu", n_workers=1, device_memory_limit="off", memory_limit=None, verbose=False) as session:
+        assert session.memory().workers[0].device_memory_total
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect b: the process's CUDA_VISIBLE_DEVICES is ignored")
+def test_b_process_cuda_visible_devices_is_honoured(no_leaks, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    with kit.start_cluster(device="gpu", verbose=False) as session:
+        assert session.n_workers == 1
+        assert any("CUDA_VISIBLE_DEVICES" in note for note in session.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect f: no RMM allocator by default")
+def test_f_default_allocator_is_rmm_async(no_leaks):
+    from gpu_dask_kit.allocator import rmm_resource_name
+
+    with kit.start_cluster(device="gpu", n_workers=1, verbose=False) as session:
+        assert set(session.client.run(rmm_resource_name).values()) == {"CudaAsyncMemoryResource"}
+
+
+_CLIENT_CONTEXT_SCRIPT = """
+import os, sys
+import gpu_dask_kit as kit
+from gpu_dask_kit.compute import random_array
+if __name__ == "__main__":
+    with kit.start_cluster(device="gpu", n_workers=1, verbose=False) as session:
+        x = random_array((4_000, 100), chunks=(1_000, 100), seed=1).persist()
+        float(x.sum().compute())
+        import pynvml
+        pynvml.nvmlInit()
+        pids = {p.pid for i in range(pynvml.nvmlDeviceGetCount())
+                for p in pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(i))}
+        print("CLIENT_HAS_CONTEXT", os.getpid() in pids)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11 defect g: random_array creates a CUDA context in the notebook process")
+def test_g_random_array_makes_no_cuda_context_in_the_notebook_process(tmp_path, no_leaks):
+    """In a fresh process (this test process may already have a context of its own)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "client.py"
+    script.write_text(_CLIENT_CONTEXT_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert "CLIENT_HAS_CONTEXT False" in out.stdout, out.stdout + out.stderr

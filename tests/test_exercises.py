@@ -66,6 +66,7 @@ def contexts(client):
         "06": {"x": x, "N_COLS": 10, "session": session, "to_host": lambda a: a},
         "07": {"lookups": {"name": {f"n{i}": i for i in range(26)}}, "N_INPUT_ROWS": 1000, "medians": {1: 3.0, 2: 2.0}},
         "08": {"parser": parser, "options_from_args": options_from_args},
+        "09": {"session": session, "square": lambda i: i * i},
     }
 
 
@@ -98,6 +99,9 @@ WRONG = {
              [({"script_options": {"n_workers": 4, "memory_limit": "8GB", "rmm_pool_size": "0.5",
                                    "scheduler_file": "/shared/scheduler.json"}}, "GiB")]),
     "08-2": ([{"slot_workers": "with-slot"}, {"slot_workers": 4}], [({"slot_workers": ["with-slot", "plain"] * 2}, "resource")]),
+    "09-1": ([{"total_future": 285}, {"total_future": "sum"}], [({"total_future": "FUTURE_OF_7"}, "not the sum")]),
+    "09-2": ([{"partition_bytes": ["4GiB"]}, {"partition_bytes": "big"}],
+             [({"partition_bytes": "4GB"}, "GiB"), ({"partition_bytes": "32GiB"}, "expected about")]),
 }
 
 
@@ -112,6 +116,8 @@ def _special(value, ctx):
         return demean
     if value == "PERSISTED":
         return ctx["x"].sum(axis=0).persist()
+    if value == "FUTURE_OF_7":
+        return ctx["session"].client.submit(int, 7)
     if value == "SERIES_OF_3":
         import pandas as pd
         return pd.Series([1, 2, 3])
@@ -156,7 +162,7 @@ def test_wrong_type_and_wrong_value_give_a_hint_never_an_exception(key, contexts
         assert "could not be checked" not in verdict.message, f"a right-type answer should get a specific hint: {verdict}"
 
 
-SOLVABLE_HERE = ["00-1", "00-2", "01-1", "01-2", "02-1", "02-2", "03-1", "03-2", "04-1", "04-2", "06-1", "06-2", "07-2", "08-1"]
+SOLVABLE_HERE = ["00-1", "00-2", "01-1", "01-2", "02-1", "02-2", "03-1", "03-2", "04-1", "04-2", "06-1", "06-2", "07-2", "08-1", "09-1", "09-2"]
 
 
 @pytest.mark.parametrize("key", SOLVABLE_HERE)

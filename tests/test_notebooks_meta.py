@@ -15,7 +15,7 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 EXPECTED = [
     "00_start_here", "01_gpu_cluster_setup", "02_arrays_and_svd", "03_dataframes_groupby", "04_map_partitions",
-    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters",
+    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters", "09_gpu_first",
 ]
 #: Removed or deprecated APIs that old GPU-Dask notebooks still use (DESIGN.md, "Things users complain about").
 REMOVED_APIS = ["rmm.rmm_cupy_allocator", "from_dask_dataframe", "jit_unspill", "rmm.reinitialize(pool_allocator"]

@@ -165,3 +165,32 @@ EXERCISES = [
              "slot_workers = session.client.gather(futures)\n", _judge_08_2,
              "session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False), then gather."),
 ]
+
+
+# --- 09 · GPU-first ------------------------------------------------------------------------------------
+
+def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    total = ans["total_future"]
+    if not (hasattr(total, "result") and hasattr(total, "key")):
+        raise Hint(f"total_future should be a Future (client.submit(sum, futures)), not {type(total).__name__}: "
+                   "keep the work on the cluster, do not gather first.")
+    value = total.result(timeout=60)
+    if as_number(value) != sum(i * i for i in range(10)):
+        raise Hint(f"the future holds {value!r}, not the sum of the squares of 0..9: "
+                   "client.map(square, range(10)), then client.submit(sum, those_futures).")
+    return "the sum ran on a worker, from futures that never came to the notebook."
+
+
+def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    size_answer(ans["partition_bytes"], 4 * 2**30, "partition_bytes")
+    return "one eighth of 32 GiB is 4 GiB: several partitions, their copies and a shuffle's buffers still fit."
+
+
+EXERCISES += [
+    Exercise("09-1", ("total_future",),
+             "square_futures = session.client.map(square, range(10))\n"
+             "total_future = session.client.submit(sum, square_futures)\n", _judge_09_1,
+             "session.client.map(square, range(10)), then session.client.submit(sum, the_futures)."),
+    Exercise("09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2,
+             "32 GiB times 0.125, as bytes or a size string such as '4GiB'."),
+]

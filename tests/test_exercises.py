@@ -266,6 +266,7 @@ def test_plain_run_all_leaves_the_answers_unfilled(no_leaks):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # two Run Alls of one notebook; 07 alone ran 163 s on the busy 2-core machine
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_ci_mode_solves_every_exercise_in_its_notebook_and_a_second_run_all_is_clean(path, no_leaks):
     """With GPU_DASK_KIT_SOLVE_EXERCISES=1 every check runs its solution and prints Correct, twice in one kernel."""

@@ -15,7 +15,7 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 EXPECTED = [
     "00_start_here", "01_gpu_cluster_setup", "02_arrays_and_svd", "03_dataframes_groupby", "04_map_partitions",
-    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters",
+    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters", "09_gpu_first",
 ]
 #: Removed or deprecated APIs that old GPU-Dask notebooks still use (DESIGN.md, "Things users complain about").
 REMOVED_APIS = ["rmm.rmm_cupy_allocator", "from_dask_dataframe", "jit_unspill", "rmm.reinitialize(pool_allocator"]
@@ -77,25 +77,31 @@ def test_parameters_cell_sets_scale_from_the_environment_then_the_kit_starts_the
     assert starts[0] <= 3, f"{path.name}: the cluster should start right after the parameters (code cell {starts[0]})"
 
 
-def test_exercises_have_prompt_empty_cell_collapsed_solution_then_self_check(notebook):
+def test_exercises_have_prompt_answer_cell_then_check_and_no_solution_cell(notebook):
+    """Prompt, an answer cell assigning each answer to ``...``, then ``exercises.check``: a plain Run All solves
+    nothing, and no cell holds a reference solution (``exercises.solution(key)`` prints one on request)."""
+    from gpu_dask_kit.exercises import EXERCISES
+
     path, nb = notebook
     cells = nb.cells
-    found = 0
+    keys = []
     for i, cell in enumerate(cells):
+        assert "solution" not in cell.metadata.get("tags", []), f"{path.name} cell {i}: no solution cells (Run All would run them)"
         if "exercise" not in cell.metadata.get("tags", []):
             continue
-        found += 1
-        prompt, solution, check = cells[i - 1], cells[i + 1], cells[i + 2]
-        assert prompt.cell_type == "markdown" and "**Exercise.**" in prompt.source, f"{path.name} cell {i}: prompt missing"
-        assert cell.cell_type == "code" and cell.source.strip() == "# your code here", f"{path.name} cell {i}: the learner's cell should be empty"
-        assert "solution" in solution.metadata.get("tags", []), f"{path.name} cell {i + 1}: solution should follow the empty cell"
-        assert solution.metadata.get("jupyter", {}).get("source_hidden") is True, f"{path.name} cell {i + 1}: solution not collapsed"
-        assert "self-check" in check.metadata.get("tags", []), f"{path.name} cell {i + 2}: self-check should follow the solution"
-        assert "assert " in check.source, f"{path.name} cell {i + 2}: the self-check should assert"
-        defined = set(re.findall(r"^([A-Za-z_]\w*)\s*=", solution.source, flags=re.MULTILINE))
-        read = {name for name in defined if re.search(rf"\b{name}\b", check.source)}
-        assert read, f"{path.name} cell {i + 2}: the self-check should read a variable the solution defines ({sorted(defined)})"
-    assert found >= 1, f"{path.name}: at least one exercise"
+        prompt, check = cells[i - 1], cells[i + 1]
+        match = re.search(r"\*\*Exercise (\d\d-\d)\.\*\*", prompt.source)
+        assert prompt.cell_type == "markdown" and match, f"{path.name} cell {i}: prompt '**Exercise NN-k.**' missing"
+        key = match.group(1)
+        assert key.startswith(path.stem[:2]) and key in EXERCISES, f"{path.name}: unknown exercise {key}"
+        assert f"exercises.solution(\"{key}\")" in prompt.source, f"{path.name} {key}: the prompt should say how to get the solution"
+        for name in EXERCISES[key].names:
+            assert re.search(rf"^{name} = \.\.\.$", cell.source, flags=re.MULTILINE), f"{path.name} {key}: {name} = ... missing"
+        assert "self-check" in check.metadata.get("tags", []), f"{path.name} cell {i + 1}: the check should follow the answer cell"
+        assert f'exercises.check("{key}", globals())' in check.source, f"{path.name} cell {i + 1}: check call missing"
+        keys.append(key)
+    assert len(keys) >= 2, f"{path.name}: at least two exercises"
+    assert keys == sorted(set(keys)), f"{path.name}: exercises numbered in order, each once: {keys}"
 
 
 def test_last_code_cell_closes_the_session(notebook):

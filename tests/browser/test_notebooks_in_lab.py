@@ -30,8 +30,10 @@ STATE = """() => {
       if (o.output_type === 'error') errors.push(`${o.ename}: ${o.evalue}`);
     }
   }
+  const checks = cells.filter(c => c.model.sharedModel.getSource().includes('exercises.check('))
+    .map(c => c.model.outputs.toJSON().map(o => o.text || '').join(''));
   const kernel = nb.sessionContext.session && nb.sessionContext.session.kernel;
-  return {counts: cells.map(c => c.model.executionCount), errors,
+  return {counts: cells.map(c => c.model.executionCount), errors, checks,
           kernel: kernel ? kernel.status : 'none', name: nb.context.path};
 }"""
 
@@ -61,6 +63,8 @@ def test_run_all_in_jupyterlab_without_errors(lab_page, lab_server, name, widget
     save_screenshot(lab_page, f"run-all-{name}")
     assert not state["errors"], f"{name}: a cell raised in JupyterLab: {state['errors']}"
     assert all(c is not None for c in state["counts"]), f"{name}: cells left unexecuted: {state['counts']}"
+    # Run All solves nothing: every self-check reports the exercise unanswered (and none raised)
+    assert len(state["checks"]) >= 2 and all(t.startswith("Not answered yet") for t in state["checks"]), state["checks"]
     if widget:
         assert lab_page.locator(widget).count() >= 1, f"{name}: the controls widget did not render"
     # the last cell closes the cluster: no record, no worker process

@@ -1,0 +1,138 @@
+"""Self-checks for the notebooks' exercises: judge an answer by meaning, never raise, always hint.
+
+In a notebook an exercise is four cells: the prompt (markdown), the answer cell, which assigns each answer
+name to ``...`` until the learner replaces it, and the self-check::
+
+    from gpu_dask_kit import exercises
+    exercises.check("00-1", globals())
+
+A plain "Run All" therefore leaves every answer ``...`` and the check reports "not answered yet". The
+reference answer is never in a cell that Run All would execute: ``exercises.solution("00-1")`` prints it on
+request. CI sets ``GPU_DASK_KIT_SOLVE_EXERCISES=1``: then a check that finds no answer runs the reference
+solution in the notebook's namespace first, so every solution is executed and judged in its notebook.
+
+After judging, ``check`` removes the answer names from the namespace: re-running the check alone cannot
+print "Correct" for an answer from an earlier attempt; the learner re-runs the answer cell first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys"]
+
+#: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
+SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"
+
+
+class Hint(Exception):
+    """Raised by a judge for a wrong answer; the message is the hint shown to the learner."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: the answer names, a reference solution (code), and a judge.
+
+    ``judge(answers, namespace)`` raises :class:`Hint` for a wrong answer and returns the "Correct" text.
+    ``hint`` is the general hint added when the answer could not even be evaluated.
+    """
+
+    key: str
+    names: tuple[str, ...]
+    solution: str
+    judge: Callable[[dict[str, Any], dict[str, Any]], str]
+    hint: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of judging: ``correct``, ``answered`` and the message printed to the learner."""
+
+    correct: bool
+    answered: bool
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _catalog() -> dict[str, Exercise]:
+    from .catalog_a import EXERCISES as first
+    from .catalog_b import EXERCISES as second
+
+    return {e.key: e for e in (*first, *second)}
+
+
+EXERCISES: dict[str, Exercise] = _catalog()
+
+
+def keys() -> list[str]:
+    """Every exercise key, in notebook order.
+
+    >>> keys()[:3]
+    ['00-1', '00-2', '01-1']
+    """
+    return sorted(EXERCISES)
+
+
+def _exercise(key: str) -> Exercise:
+    if key not in EXERCISES:
+        raise KeyError(f"exercise key {key!r} is unknown; the keys are {', '.join(keys())}")
+    return EXERCISES[key]
+
+
+def judge(key: str, namespace: dict[str, Any]) -> Verdict:
+    """Judge the answers found in ``namespace``; never raises for any answer.
+
+    >>> judge("01-2", {"spill_at": ...}).answered
+    False
+    >>> print(judge("01-2", {"spill_at": "9.6GiB"}))
+    Correct (01-2): the worker moves data from GPU to host above 9.60 GiB.
+    >>> judge("01-2", {"spill_at": [1, 2]}).correct
+    False
+    """
+    exercise = _exercise(key)
+    missing = [name for name in exercise.names if name not in namespace]
+    if missing:
+        return Verdict(False, False, f"Not answered yet ({key}): run your answer cell first; it defines "
+                       f"{', '.join(exercise.names)} (not found: {', '.join(missing)}).")
+    answers = {name: namespace[name] for name in exercise.names}
+    unfilled = [name for name, value in answers.items() if value is Ellipsis]
+    if unfilled:
+        return Verdict(False, False, f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
+                       f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.")
+    try:
+        text = exercise.judge(answers, namespace)
+    except Hint as hint:
+        return Verdict(False, True, f"Not yet ({key}): {hint}")
+    except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
+        first = (str(err).strip().splitlines() or [""])[0][:300]
+        return Verdict(False, True, f"Not yet ({key}): your answer could not be checked "
+                       f"({type(err).__name__}: {first}). Hint: {exercise.hint}")
+    return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def check(key: str, namespace: dict[str, Any]) -> None:
+    """Print the verdict for the answers in ``namespace`` (pass ``globals()``), then forget the answers.
+
+    With ``GPU_DASK_KIT_SOLVE_EXERCISES=1`` and no answer given, the reference solution runs first (CI).
+    Returns nothing, so the cell shows only the printed line; tests use :func:`judge`.
+    """
+    exercise = _exercise(key)
+    unanswered = all(namespace.get(name, Ellipsis) is Ellipsis for name in exercise.names)
+    if unanswered and os.environ.get(SOLVE_ENV) == "1":
+        exec(compile(exercise.solution, f"<solution {key}>", "exec"), namespace)  # noqa: S102 - our own code
+    verdict = judge(key, namespace)
+    print(verdict.message)
+    if verdict.answered:
+        for name in exercise.names:
+            namespace.pop(name, None)
+
+
+def solution(key: str) -> None:
+    """Print a reference answer for ``key``, to copy into the answer cell. Nothing runs."""
+    exercise = _exercise(key)
+    print(f"# A reference answer for exercise {key}: copy it into your answer cell, run that cell, then the check.")
+    print(exercise.solution.rstrip())

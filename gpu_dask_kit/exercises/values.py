@@ -1,0 +1,96 @@
+"""Reading a learner's answer by meaning: numbers, fractions and sizes in the forms people write them.
+
+Every function returns ``None`` for something it cannot read, and never raises.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["as_number", "as_fraction", "as_bytes", "close", "unit_mixup"]
+
+
+def as_number(value: Any) -> float | None:
+    """A number from an int, float, NumPy scalar, 0-d array or a string such as "1,000", "2.5x" or "1e3".
+
+    >>> as_number(3), as_number("1,000"), as_number(" 2.5x "), as_number("abc"), as_number(None)
+    (3.0, 1000.0, 2.5, None, None)
+    >>> as_number(True) is None   # True is not a number here
+    True
+    """
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return None
+    if isinstance(value, str):
+        text = value.strip().replace(",", "").replace("_", "").rstrip("x×").strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+    return number if math.isfinite(number) else None
+
+
+def as_fraction(value: Any) -> float | None:
+    """A fraction from 0.5, "0.5" or "50%" (all 0.5); a bare 50 stays 50 (the check then explains).
+
+    >>> as_fraction("50%"), as_fraction(0.5), as_fraction("0.5"), as_fraction(" 12.5 % ")
+    (0.5, 0.5, 0.5, 0.125)
+    >>> as_fraction("half") is None
+    True
+    """
+    if isinstance(value, str) and value.strip().endswith("%"):
+        number = as_number(value.strip()[:-1])
+        return None if number is None else number / 100
+    return as_number(value)
+
+
+def as_bytes(value: Any) -> int | None:
+    """Bytes from an int or a size string; "8GB" is 8 * 10**9 and "8GiB" is 8 * 2**30, as in Dask.
+
+    >>> as_bytes("8GB"), as_bytes("8GiB"), as_bytes(1024), as_bytes("8 gigs")
+    (8000000000, 8589934592, 1024, None)
+    """
+    if isinstance(value, str):
+        from dask.utils import parse_bytes
+
+        try:
+            return int(parse_bytes(value.strip()))
+        except (ValueError, TypeError, KeyError):
+            return None
+    number = as_number(value)
+    return None if number is None or number < 0 else int(number)
+
+
+def close(given: float | None, expected: float, rel: float = 0.01, abs_: float = 0.0) -> bool:
+    """True when ``given`` is within ``rel`` (relative) or ``abs_`` of ``expected``.
+
+    >>> close(0.503, 0.5), close(0.6, 0.5), close(None, 1.0)
+    (True, False, False)
+    """
+    if given is None:
+        return False
+    return abs(given - expected) <= max(rel * abs(expected), abs_)
+
+
+def unit_mixup(given: int | None, expected: int) -> str | None:
+    """A sentence when ``given`` is ``expected`` read with decimal units (GB) instead of binary ones (GiB).
+
+    >>> unit_mixup(8_000_000_000, 8 * 2**30)[:40]
+    'that is the value with GB = 10**9 bytes;'
+    >>> unit_mixup(8 * 2**30, 8 * 2**30) is None
+    True
+    """
+    if given is None or expected <= 0 or close(given, expected, rel=0.001):
+        return None
+    for power in (1, 2, 3, 4):
+        if close(given * (1024 / 1000) ** power, expected, rel=0.002) or close(
+            given * (1000 / 1024) ** power, expected, rel=0.002
+        ):
+            return ("that is the value with GB = 10**9 bytes; Dask's limits here are in GiB = 2**30 bytes "
+                    "(or the other way round): '8GB' and '8GiB' differ by 7%.")
+    return None

@@ -176,7 +176,7 @@ def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = Non
     """Execute every ``NN_*.ipynb`` here, print a pass/fail table with seconds per notebook, and write the
     executed copies and ``report.json`` into ``output_dir``. Returns 0 when all pass, 1 when any fails,
     2 when there is nothing to run."""
-    from .backend import detect
+    from .environment import detect
 
     if scale not in SCALES:
         print(f"error: scale={scale!r} is not accepted: use 'small' or 'full'.", file=sys.stderr)
@@ -216,7 +216,7 @@ def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: i
     nbval compares those outputs in CI, which runs in CPU mode, so the run is refused on a machine in GPU
     mode unless ``allow_gpu``. A notebook that fails is left unchanged. Returns 0 when all succeeded.
     """
-    from .backend import detect
+    from .environment import detect
 
     report = detect()
     if report.mode == "gpu" and not allow_gpu:

@@ -3,7 +3,7 @@
 import pytest
 
 from gpu_dask_kit import ClusterOptions, OptionError
-from gpu_dask_kit.backend import EnvironmentReport, GPUInfo, LibraryInfo, Reason
+from gpu_dask_kit.environment import EnvironmentReport, GPUInfo, LibraryInfo, Reason
 from gpu_dask_kit.plan import make_plan
 
 GiB = 2**30

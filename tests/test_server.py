@@ -18,7 +18,8 @@ import tornado.httpclient
 from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit
-from gpu_dask_kit import backend, registry
+from gpu_dask_kit import environment as backend
+from gpu_dask_kit import registry
 from gpu_dask_kit.server import PAGE_CONFIG_KEY
 from gpu_dask_kit.server.sampler import GpuSampler
 
@@ -258,7 +259,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 async def test_server_makes_our_factory_dask_labextensions_default(jp_serverapp):
     import dask
 
-    assert dask.config.get("labextension.factory.module") == "gpu_dask_kit.labext"
+    assert dask.config.get("labextension.factory.module") == "gpu_dask_kit.integrations.labextension"
     assert dask.config.get("labextension.factory.class") == "make_cluster"
 
 
@@ -267,7 +268,7 @@ async def test_workshop_setting_reaches_page_config(jp_serverapp):
 
 
 async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
-    from gpu_dask_kit import labext
+    from gpu_dask_kit.integrations import labextension as labext
 
     cluster = await labext.make_cluster(asynchronous=True, device="cpu", n_workers=1)
     try:
@@ -292,7 +293,7 @@ async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
 
 
 async def test_factory_cluster_closed_by_its_owner_leaves_no_record():
-    from gpu_dask_kit import labext
+    from gpu_dask_kit.integrations import labextension as labext
 
     cluster = await labext.make_cluster(asynchronous=True, device="cpu", n_workers=1)
     (sid,) = labext.in_server_ids()
@@ -303,7 +304,8 @@ async def test_factory_cluster_closed_by_its_owner_leaves_no_record():
 
 
 def test_factory_rejects_bad_options_before_starting_anything():
-    from gpu_dask_kit import OptionError, labext
+    from gpu_dask_kit import OptionError
+    from gpu_dask_kit.integrations import labextension as labext
 
     with pytest.raises(OptionError):
         labext.make_cluster(asynchronous=True, n_wrokers=2)

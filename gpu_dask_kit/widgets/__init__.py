@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session
+from ..session import ClusterSession, current_session
 from .controls import ClusterControls
 from .monitor_view import MemoryMonitor
 

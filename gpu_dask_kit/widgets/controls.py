@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session, start_cluster
+from ..session import ClusterSession, current_session, start_cluster
 from ..errors import KitError
 from ..options import ClusterOptions
 from .markup import error_html, status_html

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import ipywidgets as widgets
 
-from ..cluster import ClusterSession, current_session
+from ..session import ClusterSession, current_session
 from .markup import chart_html, monitor_header_html, monitor_table_html
 from .viewmodel import History, MonitorModel, monitor_model
 

@@ -107,12 +107,12 @@ class ClusterSession:
 
     def show(self, **kwargs: Any) -> Any:
         """Display the cluster controls and the memory monitor (needs ipywidgets)."""
-        from . import show
+        from .widgets import show  # the notebook layer, imported only when called
 
         return show(self, **kwargs)
 
     def _repr_html_(self) -> str:
-        from .notebook.reprs import session_html
+        from .notebook.reprs import session_html  # the notebook layer, imported only when displayed
 
         return session_html(self)
 
@@ -136,12 +136,9 @@ class ClusterSession:
         options = self.options.replace(n_workers=n_workers)  # type and range checks
         make_plan(options, detect(options.device))  # hardware checks, e.g. one worker per GPU
         self.cluster.scale(options.n_workers)
-        deadline = time.monotonic() + timeout
-        while self.n_workers != options.n_workers:
-            if time.monotonic() > deadline:
-                raise ClusterStartError(f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
-                                        f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart.")
-            time.sleep(0.1)
+        if not _local.wait_for_workers(self.client, options.n_workers, timeout):
+            raise ClusterStartError(f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
+                                    f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart.")
         self.options = options
         return self
 
@@ -177,10 +174,6 @@ class ClusterSession:
             dask.config.set(self._previous_config)
             if self.record is not None:
                 registry.unregister(self.record.id)
-
-    def _use_config(self, config: dict[str, Any]) -> None:
-        self._previous_config = {k: dask.config.get(k, None) for k in config}
-        dask.config.set(config)
 
 
 def current_session() -> ClusterSession | None:
@@ -245,11 +238,11 @@ def _load_hints() -> None:
 
 def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:
     plan = make_plan(opts, detect(opts.device))  # raises OptionError before anything starts
-    config = dict(link_config(), **{"array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend})
+    config = {**link_config(), "array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend}
     previous = {k: dask.config.get(k, None) for k in config}
     registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
+    dask.config.set(config)  # the scheduler plugin formats the record's dashboard link with it
     try:
-        dask.config.set(link_config())  # the scheduler formats the record's link with it
         cluster, client, record = _local.start(opts, plan, kind=kind, security=security)
     except BaseException as exc:
         dask.config.set(previous)
@@ -262,25 +255,24 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
 
         use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
     session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)
-    dask.config.set(config)
     session._previous_config = previous
     return session
 
 
 def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
-    previous_link = {k: dask.config.get(k, None) for k in link_config()}
+    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
     dask.config.set(link_config())
     try:
         client = _connect.connect(opts, security)
     except BaseException:
-        dask.config.set(previous_link)
+        dask.config.set(previous)
         raise
     mode = _connect.remote_mode(client)
+    array, dataframe = _connect.remote_backends(mode)
+    dask.config.set({"array.backend": array, "dataframe.backend": dataframe})
     reason = f"{'GPU' if mode == 'gpu' else 'CPU'} workers reported by the scheduler at {client.scheduler.address}."
     session = ClusterSession(opts, None, None, client, mode, [], reason)
-    array, dataframe = _connect.remote_backends(mode)
-    session._use_config({"array.backend": array, "dataframe.backend": dataframe})
-    session._previous_config.update(previous_link)
+    session._previous_config = previous
     session.record = registry.register(scheduler_address=client.scheduler.address, dashboard_link=session.dashboard_link,
                                        backend=mode, n_workers=session.n_workers, options=opts.to_dict(), kind="connect")
     return session

@@ -106,3 +106,15 @@ def abort(client: Any, cluster: Any) -> None:
             except Exception:
                 pass
     end_processes(procs, 10)
+
+
+def wait_for_workers(client: Any, n_workers: int, timeout: float) -> bool:
+    """Wait until exactly ``n_workers`` workers are connected (after a scale); False on timeout."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while len(client.scheduler_info(n_workers=-1)["workers"]) != n_workers:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True

@@ -15,10 +15,10 @@ from typing import Any
 
 from ._version import __version__
 from .environment import EnvironmentReport, detect
-from .session import ClusterSession, current_session, start_cluster
 from .errors import ClusterStartError, ConnectError, KitError, KitWarning, OptionError
 from .options import ClusterOptions
 from .scripts import add_cluster_args, start_cluster_from_args
+from .session import ClusterSession, current_session, start_cluster
 
 __all__ = [
     "__version__",

@@ -174,7 +174,7 @@ _LIBRARIES = ("dask", "distributed", "dask_cuda", "rmm", "cupy", "cudf", "dask_c
 @functools.lru_cache(maxsize=1)
 def _distributions() -> dict[str, list[str]]:
     """Top-level module -> distribution names (scanning site-packages once per process)."""
-    return importlib.metadata.packages_distributions()
+    return dict(importlib.metadata.packages_distributions())
 
 
 def _library(module: str) -> LibraryInfo:
@@ -231,7 +231,8 @@ def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], n
     dask_cuda = libraries.get("dask_cuda")
     if dask_cuda is None or not dask_cuda.installed or dask_cuda.importable is False:
         why = dask_cuda.error if dask_cuda and dask_cuda.error else "it is not installed"
-        return "cpu", Reason.NO_DASK_CUDA, f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
+        return "cpu", Reason.NO_DASK_CUDA, (f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); "
+                                            "install gpu-dask-kit[gpu-cu12] or [gpu-cu13].")
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."

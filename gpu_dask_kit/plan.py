@@ -114,7 +114,8 @@ def _gpu_kwargs(options: ClusterOptions, report: EnvironmentReport, plan_notes: 
     if rmm and rmm.installed and cupy and cupy.installed:
         kwargs["rmm_allocator_external_lib_list"] = ["cupy"]
         plan_notes.append("CuPy allocates through RMM on every worker and in this notebook.")
-    plan_notes.append(f"{n_workers} worker(s), one per GPU: " + ", ".join(f"GPU {g.index} ({g.name}, {format_bytes(g.memory_total)})" for g in gpus[:n_workers]) + ".")
+    used = ", ".join(f"GPU {g.index} ({g.name}, {format_bytes(g.memory_total)})" for g in gpus[:n_workers])
+    plan_notes.append(f"{n_workers} worker(s), one per GPU: {used}.")
     return kwargs
 
 
@@ -141,7 +142,8 @@ def _host_memory_limit(options: ClusterOptions, n_workers: int, total: int, note
         raise OptionError("memory_limit", value, f"at least {format_bytes(_MIN_WORKER_MEMORY)} per worker (a worker process alone needs about that)",
                           "give a size with a unit, e.g. memory_limit='2GiB' (a bare number is bytes), or a fraction such as 0.5")
     if nbytes * n_workers > total:
-        notes.append(f"memory_limit x n_workers ({format_bytes(nbytes * n_workers)}) is more than this machine's {format_bytes(total)}: workers may run out of memory before they spill.")
+        notes.append(f"memory_limit x n_workers ({format_bytes(nbytes * n_workers)}) is more than this machine's {format_bytes(total)}: "
+                     "workers may run out of memory before they spill.")
     return nbytes
 
 

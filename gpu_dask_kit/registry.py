@@ -81,7 +81,7 @@ class SessionRecord:
     n_workers: int
     options: dict[str, Any]
     kind: str = "notebook"
-    started: str = field(default_factory=lambda: datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    started: str = field(default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     processes: list[dict[str, Any]] = field(default_factory=list)
     host: str = field(default_factory=socket.gethostname)
 

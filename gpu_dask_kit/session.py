@@ -134,9 +134,9 @@ class ClusterSession:
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started",
                               "this session is a connection to an existing scheduler: scale that cluster where it was started")
         options = self.options.replace(n_workers=n_workers)  # type and range checks
-        make_plan(options, detect(options.device))  # hardware checks, e.g. one worker per GPU
-        self.cluster.scale(options.n_workers)
-        if not _local.wait_for_workers(self.client, options.n_workers, timeout):
+        target = make_plan(options, detect(options.device)).n_workers  # hardware checks, e.g. one worker per GPU
+        self.cluster.scale(target)
+        if not _local.wait_for_workers(self.client, target, timeout):
             raise ClusterStartError(f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
                                     f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart.")
         self.options = options

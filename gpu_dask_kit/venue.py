@@ -19,9 +19,10 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 __all__ = ["NotebookResult", "find_notebooks", "default_notebook_dir", "execute_notebook", "run_check",
            "refresh_outputs", "format_table", "main"]
@@ -138,7 +139,7 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
             client.execute()
         except CellExecutionError:
             error, cell = _cell_error(nb)
-        except CellTimeoutError as exc:
+        except CellTimeoutError:
             error = f"CellTimeoutError: the notebook ran longer than {timeout} s"
         except DeadKernelError as exc:
             error = f"DeadKernelError: the kernel died ({exc})"

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from gpu_dask_kit import environment as backend
-from gpu_dask_kit.environment import LibraryInfo, Reason, choose_backend, choose_mode, detect, sample_gpus
+from gpu_dask_kit.environment import LibraryInfo, Reason, choose_backend, detect, sample_gpus
 
 from .fake_nvml import FakeNVML, NVMLError_LibraryNotFound, install
 

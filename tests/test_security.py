@@ -156,7 +156,7 @@ class Browser:
         self.client, self.base_url = client, base_url
         self.jar = SimpleCookie()
 
-    async def login(self, token: str) -> "Browser":
+    async def login(self, token: str) -> Browser:
         url = url_path_join(self.base_url, "login")
         response = await self.client.fetch(url, raise_error=False)
         self._keep(response)
@@ -603,7 +603,8 @@ def tls_cluster(tmp_path_factory):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
                                        "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny", *tls],
                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        yield {"address": address, "scheduler_address": address, "scheduler_file": str(sched_file), "procs": procs, "folder": folder, **{k: str(v) for k, v in files.items()}}
+        yield {"address": address, "scheduler_address": address, "scheduler_file": str(sched_file), "procs": procs, "folder": folder,
+               **{k: str(v) for k, v in files.items()}}
     finally:
         _stop(procs)
 

@@ -14,7 +14,6 @@ import types
 
 import psutil
 import pytest
-import tornado.httpclient
 from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit
@@ -246,7 +245,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 
     code, body = await fetch_json(jp_fetch, f"sessions/{sid}", method="DELETE")
     assert code == 204 and body is None
-    gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=15)
+    _gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=15)
     assert not alive, f"worker processes still running: {alive}"
     code, model = await fetch_json(jp_fetch, "sessions")
     assert [s["id"] for s in model["sessions"]] == []

@@ -56,7 +56,8 @@ def connect(opts: ClusterOptions, security: Any) -> Any:
             client = Client(opts.scheduler_address, timeout=opts.connect_timeout, security=security, set_as_default=True)
     except (OSError, TimeoutError, ValueError, TypeError, AssertionError) as exc:
         raise ConnectError(f"{param}={target!r}: no scheduler answered within {opts.connect_timeout:g} s ({type(exc).__name__}: {exc}). "
-                           "Check the address (the scheduler prints it at start), that the scheduler runs, and TLS settings (security=) for tls:// addresses.") from exc
+                           "Check the address (the scheduler prints it at start), that the scheduler runs, "
+                           "and TLS settings (security=) for tls:// addresses.") from exc
     try:
         client.wait_for_workers(1, timeout=opts.connect_timeout)
     except (TimeoutError, OSError) as exc:

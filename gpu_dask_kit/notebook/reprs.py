@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["session_html", "template"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def template(name: str) -> Template:
     """The ``templates/<name>.html`` template of this package."""
     text = resources.files(__package__).joinpath("templates", f"{name}.html").read_text(encoding="utf-8")

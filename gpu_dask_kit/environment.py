@@ -17,7 +17,6 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -282,12 +281,3 @@ def sample_gpus() -> GPUSample:
     if not samples:
         return GPUSample((), "the NVIDIA driver is loaded but reports no GPU.", now)
     return GPUSample(tuple(samples), None, now)
-
-
-#: The older name of :func:`choose_mode`.
-choose_backend = choose_mode
-
-
-def python_executable() -> str:
-    """The interpreter running the kit (used when starting helper processes)."""
-    return sys.executable

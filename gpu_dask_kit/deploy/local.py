@@ -14,7 +14,6 @@ from .. import registry
 from ..errors import OptionError
 from ..options import ClusterOptions
 from ..plan import ClusterPlan
-from ..plugins import SessionRecordPlugin
 from ..processes import end_processes, processes
 
 __all__ = ["DEATH_TIMEOUT", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory"]
@@ -52,6 +51,8 @@ def build_cluster(options: ClusterOptions, plan: ClusterPlan, *, record: registr
     prepare_local_directory(options)
     kwargs = dict(plan.kwargs, asynchronous=asynchronous, death_timeout=DEATH_TIMEOUT)
     if record is not None:
+        from ..plugins import SessionRecordPlugin  # distributed: imported only when a cluster starts
+
         kwargs["scheduler_kwargs"] = dict(kwargs.get("scheduler_kwargs") or {}, plugins=[SessionRecordPlugin(record)])
     if security is not None and security is not False:
         kwargs.update(security=security, protocol="tls://")

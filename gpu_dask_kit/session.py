@@ -10,6 +10,7 @@ options closes the old one first. ``close()`` leaves no process behind.
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 import time
 from typing import Any
@@ -217,23 +218,16 @@ def start_cluster_with(opts: ClusterOptions, *, verbose: bool = True, security: 
         _sessions.append(session)
     _load_hints()
     if verbose:
-        print(session.summary())
-        for note in session.notes:
-            print("  " + note)
         link = session.dashboard_link
-        if link:
-            print(f"  Dashboard: {link}")
+        print("\n  ".join([session.summary(), *session.notes] + ([f"Dashboard: {link}"] if link else [])))
     return session
 
 
 def _load_hints() -> None:
     """In IPython: out-of-memory / KilledWorker tracebacks get a plain-language hint (an IPython extension)."""
-    import sys
-
     ipython = sys.modules.get("IPython")  # never import IPython: a script or a test is not a shell
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is not None:
-        shell.extension_manager.load_extension("gpu_dask_kit.notebook.hints")
+    if ipython is not None and ipython.get_ipython() is not None:
+        ipython.get_ipython().extension_manager.load_extension("gpu_dask_kit.notebook.hints")
 
 
 def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:

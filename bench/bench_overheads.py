@@ -66,7 +66,7 @@ class SamplerLoad:
 
 def direct_costs(session: Any, n: int = 20) -> dict[str, float]:
     """Median wall time of one monitor refresh and of one NVML read (the sampler's unit of work), idle cluster."""
-    from gpu_dask_kit.backend import sample_gpus
+    from gpu_dask_kit.environment import sample_gpus
     from gpu_dask_kit.notebook.widgets import MemoryMonitor
 
     monitor = MemoryMonitor(session, interval=3600, autostart=False)

@@ -149,7 +149,7 @@ def children() -> set[int]:
 def end_processes(pids: Iterable[int], timeout: float = 20.0) -> list[int]:
     """Wait up to ``timeout`` s for these PIDs (ones this benchmark started) to exit; terminate, then kill,
     the ones still running, each by its PID. Returns the PIDs that had to be ended."""
-    from gpu_dask_kit.registry import end_processes as end
+    from gpu_dask_kit.processes import end_processes as end
 
     procs = []
     for pid in set(pids):

@@ -2,7 +2,7 @@
 
     import gpu_dask_kit
     session = gpu_dask_kit.start_cluster()      # LocalCUDACluster with RMM + CuPy, or LocalCluster on CPU
-    session.client, session.backend, session.dashboard_link, session.memory()
+    session.client, session.mode, session.dashboard_link, session.memory()
     session.close()
 
 Importing this package starts nothing, touches no GPU, writes no file, and imports none of cupy, cudf,
@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ._version import __version__
-from .backend import EnvironmentReport, detect
-from .cluster import ClusterSession, current_session, start_cluster
+from .environment import EnvironmentReport, detect
 from .errors import ClusterStartError, ConnectError, KitError, KitWarning, OptionError
 from .options import ClusterOptions
 from .scripts import add_cluster_args, start_cluster_from_args
+from .session import ClusterSession, current_session, start_cluster
 
 __all__ = [
     "__version__",
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-def show(session: ClusterSession | None = None, **kwargs: Any):
+def show(session: ClusterSession | None = None, **kwargs: Any) -> Any:
     """Display the cluster controls and the live memory monitor (needs ipywidgets)."""
     from .notebook.widgets import show as _show
 

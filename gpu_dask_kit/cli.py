@@ -50,10 +50,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _cmd_sessions(args: argparse.Namespace) -> int:
-    from . import registry
+    from . import cleanup, registry
 
     if args.cleanup:
-        removed = registry.cleanup_stale()
+        removed = cleanup.cleanup_stale()
         for record in removed:
             print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.backend}, {record.scheduler_address})")
         print(f"{len(removed)} stale session(s) cleaned up.")

@@ -16,7 +16,7 @@ __all__ = ["backend", "xp", "xdf", "random_array", "LinearRegression", "to_host"
 
 def backend() -> str:
     """ "gpu" when the live session (or dask's array.backend) is GPU, else "cpu"."""
-    from .cluster import current_session
+    from .session import current_session
 
     session = current_session()
     if session is not None:

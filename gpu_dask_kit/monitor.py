@@ -1,18 +1,44 @@
-"""Memory snapshots per worker (device, host, spilled, RMM pool) as plain data.
+"""Memory snapshots per worker (device, host, spilled, RMM pool) as plain data, from what workers report.
 
-``snapshot(client)`` runs one small function on every worker (``client.run``) and returns a
-:class:`ClusterMemory`. Widgets and the JupyterLab server extension read this, nothing else.
-GPU numbers come from NVML for the worker's own device (the first of its ``CUDA_VISIBLE_DEVICES``).
+``snapshot(client)`` reads the scheduler's view of its workers (``client.scheduler_info()``), which every
+worker refreshes at each heartbeat: process memory, memory limit, bytes held and spilled (distributed's
+metrics), device memory used and total (distributed's NVML metrics), and the kit's own heartbeat metric
+(:class:`gpu_dask_kit.plugins.KitMetrics`: PID, device index, RMM pool size). Nothing runs on the workers.
+
+Documented fallback: a worker whose heartbeat lacks the kit's metric (a cluster the kit only connected
+to) is asked once for its PID and RMM pool size with ``client.run`` on that worker only.
+
+Widgets and the JupyterLab sidebar read this, nothing else, and colour a bar at :data:`MEMORY_WARN` and
+:data:`MEMORY_CRITICAL` of its limit.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory"]
+__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level",
+           "MEMORY_WARN", "MEMORY_CRITICAL"]
+
+#: Fraction of a limit from which memory is shown as a warning (widget and sidebar alike).
+MEMORY_WARN = 0.8
+#: Fraction of a limit from which memory is shown as critical.
+MEMORY_CRITICAL = 0.95
+
+#: Longest wait, in seconds, for a heartbeat newer than the call (``fresh=True``).
+FRESH_TIMEOUT = 3.0
+
+
+def memory_level(fraction: float | None) -> str:
+    """"ok", "warn" or "critical" for a used / limit fraction (None: "ok").
+
+    >>> memory_level(0.5), memory_level(0.8), memory_level(0.97), memory_level(None)
+    ('ok', 'warn', 'critical', 'ok')
+    """
+    if fraction is None or fraction < MEMORY_WARN:
+        return "ok"
+    return "critical" if fraction >= MEMORY_CRITICAL else "warn"
 
 
 @dataclass(frozen=True)
@@ -61,79 +87,64 @@ class ClusterMemory:
         return {"backend": self.backend, "time": self.time, "workers": [asdict(w) for w in self.workers]}
 
 
-def _dir_size(path: str | None) -> int:
-    total = 0
-    if path and os.path.isdir(path):
-        for root, _, files in os.walk(path):
-            for name in files:
-                try:
-                    total += os.stat(os.path.join(root, name)).st_size
-                except OSError:
-                    pass
-    return total
+def worker_memory(dask_worker: Any = None) -> dict[str, Any]:
+    """The fallback, run on one worker through ``client.run``: its PID, device index and RMM pool size."""
+    from .plugins import device_metrics
+
+    return device_metrics(dask_worker)
 
 
-def _weight(mapping: Any) -> int:
-    weight = getattr(mapping, "total_weight", None)
-    if weight is not None:
-        return int(weight if not isinstance(weight, tuple) else weight[0])
-    from dask.sizeof import sizeof
+def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: int | None) -> WorkerMemory:
+    from .plugins import METRIC_NAME
 
-    return int(sum(sizeof(v) for v in mapping.values())) if hasattr(mapping, "values") else 0
-
-
-def _device_stats(dask_worker: Any) -> dict[str, Any]:
-    """NVML numbers for this worker's GPU, the spill limit and the RMM pool (GPU workers only)."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
-    data = dask_worker.data
-    if not visible or not hasattr(data, "device_buffer"):
-        return {}
-    stats: dict[str, Any] = {"device_memory_limit": getattr(getattr(data, "device_buffer", None), "n", None)}
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(int(visible)) if visible.isdigit() else pynvml.nvmlDeviceGetHandleByUUID(visible)
-        info = pynvml.nvmlDeviceGetMemoryInfo(handle)
-        stats.update(device_memory_used=int(info.used), device_memory_total=int(info.total),
-                     device_index=int(visible) if visible.isdigit() else None)
-    except Exception:
-        pass
-    stats["spilled_to_host"] = _weight(data.host)
-    stats["spilled_to_disk"] = _dir_size(getattr(data, "disk_func_path", None))
-    try:
-        import rmm
-
-        resource = rmm.mr.get_current_device_resource()
-        if hasattr(resource, "pool_size"):
-            stats["rmm_pool_size"] = int(resource.pool_size())
-    except Exception:
-        pass
-    return stats
+    metrics = info.get("metrics") or {}
+    kit = {**extra, **(metrics.get(METRIC_NAME) or {})}
+    spilled = metrics.get("spilled_bytes") or {}
+    gpu_now, gpu_info = metrics.get("gpu") or {}, info.get("gpu") or {}
+    gpu = bool(gpu_now or gpu_info or kit.get("device_index") is not None)
+    return WorkerMemory(
+        name=str(info.get("name", address)), address=address, pid=int(kit.get("pid") or 0),
+        host_memory_used=int(metrics.get("memory") or 0),
+        host_memory_limit=int(info.get("memory_limit") or 0) or None,
+        spilled_to_disk=int(spilled.get("disk") or 0),
+        spilled_to_host=int(spilled.get("memory") or 0) if gpu else None,
+        device_memory_used=int(gpu_now["memory-used"]) if gpu and gpu_now.get("memory-used") is not None else None,
+        device_memory_limit=device_memory_limit if gpu else None,
+        device_memory_total=int(gpu_info["memory-total"]) if gpu_info.get("memory-total") else None,
+        device_index=kit.get("device_index"), rmm_pool_size=kit.get("rmm_pool_size"),
+        managed_bytes=int(metrics.get("managed_bytes") or 0),
+    )
 
 
-def worker_memory(dask_worker: Any) -> dict[str, Any]:
-    """Runs on a worker (through ``client.run``): this worker's memory as a plain dict."""
-    import psutil
-
-    data = dask_worker.data
-    spilled = getattr(data, "spilled_total", None)
-    result = {
-        "name": str(dask_worker.name), "address": dask_worker.address, "pid": os.getpid(),
-        "host_memory_used": int(psutil.Process().memory_info().rss),
-        "host_memory_limit": int(dask_worker.memory_manager.memory_limit or 0) or None,
-        "spilled_to_disk": int(spilled.disk) if spilled is not None else 0,
-        "managed_bytes": int(getattr(dask_worker.state, "nbytes", 0) or 0),
-    }
-    result.update(_device_stats(dask_worker))
-    return result
+def _workers(client: Any, fresh: bool) -> dict[str, Any]:
+    """The scheduler's worker info; with ``fresh``, once every worker has sent a heartbeat since the call."""
+    since, deadline = time.time(), time.monotonic() + FRESH_TIMEOUT
+    while True:
+        workers: dict[str, Any] = client.scheduler_info(n_workers=-1)["workers"]
+        if not fresh or time.monotonic() > deadline or all((w.get("last_seen") or 0) >= since for w in workers.values()):
+            return workers
+        time.sleep(0.05)
 
 
-def snapshot(client: Any, backend: str = "cpu") -> ClusterMemory:
-    """Memory of every worker of ``client``'s cluster, now."""
-    results = client.run(worker_memory)
-    workers = tuple(sorted((WorkerMemory(**r) for r in results.values()), key=lambda w: w.name))
-    return ClusterMemory(backend=backend, time=time.time(), workers=workers)
+def snapshot(client: Any, backend: str = "cpu", device_memory_limit: int | None = None, fresh: bool = False) -> ClusterMemory:
+    """Memory of every worker of ``client``'s cluster as of the workers' last heartbeats.
+
+    ``fresh=True`` waits (at most :data:`FRESH_TIMEOUT` s) for a heartbeat newer than the call.
+    ``device_memory_limit`` (bytes) is the spill threshold the kit gave the GPU workers, if known.
+    """
+    from .plugins import METRIC_NAME
+
+    workers = _workers(client, fresh)
+    lacking = [a for a, w in workers.items() if METRIC_NAME not in (w.get("metrics") or {})]
+    extra: dict[str, Any] = {}
+    if lacking:
+        try:
+            extra = client.run(worker_memory, workers=lacking)
+        except Exception:
+            extra = {}
+    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit) for a, w in workers.items()),
+                          key=lambda w: w.name))
+    return ClusterMemory(backend=backend, time=time.time(), workers=result)
 
 
 def snapshot_scheduler(address: str, timeout: float = 2.0, backend: str = "cpu") -> ClusterMemory:

@@ -19,9 +19,10 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 __all__ = ["NotebookResult", "find_notebooks", "default_notebook_dir", "execute_notebook", "run_check",
            "refresh_outputs", "format_table", "main"]
@@ -138,7 +139,7 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
             client.execute()
         except CellExecutionError:
             error, cell = _cell_error(nb)
-        except CellTimeoutError as exc:
+        except CellTimeoutError:
             error = f"CellTimeoutError: the notebook ran longer than {timeout} s"
         except DeadKernelError as exc:
             error = f"DeadKernelError: the kernel died ({exc})"
@@ -176,7 +177,7 @@ def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = Non
     """Execute every ``NN_*.ipynb`` here, print a pass/fail table with seconds per notebook, and write the
     executed copies and ``report.json`` into ``output_dir``. Returns 0 when all pass, 1 when any fails,
     2 when there is nothing to run."""
-    from .backend import detect
+    from .environment import detect
 
     if scale not in SCALES:
         print(f"error: scale={scale!r} is not accepted: use 'small' or 'full'.", file=sys.stderr)
@@ -216,7 +217,7 @@ def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: i
     nbval compares those outputs in CI, which runs in CPU mode, so the run is refused on a machine in GPU
     mode unless ``allow_gpu``. A notebook that fails is left unchanged. Returns 0 when all succeeded.
     """
-    from .backend import detect
+    from .environment import detect
 
     report = detect()
     if report.mode == "gpu" and not allow_gpu:

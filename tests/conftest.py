@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
@@ -49,7 +48,7 @@ def no_leaks():
     started still runs. Yields the set of child PIDs that existed before the test."""
     before = kit_children()
     yield before
-    from gpu_dask_kit.cluster import close_all
+    from gpu_dask_kit.session import close_all
 
     close_all()
     left = wait_for_no_new_children(before)

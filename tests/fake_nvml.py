@@ -48,8 +48,8 @@ class NVMLError_LibraryNotFound(Exception):
 
 
 def install(monkeypatch, fake):
-    """Make gpu_dask_kit.backend use ``fake`` as NVML (and forget any earlier initialisation)."""
-    from gpu_dask_kit import backend
+    """Make gpu_dask_kit.environment use ``fake`` as NVML (and forget any earlier initialisation)."""
+    from gpu_dask_kit import environment as backend
 
     backend._reset_nvml_for_tests()
     monkeypatch.setattr(backend, "_nvml", lambda: fake)

@@ -145,7 +145,7 @@ def test_gpu_set_up_and_peak_fractions_with_a_fake_report():
 
     from bench import bench_scaling, bench_start_close, bench_workloads, peaks
     from gpu_dask_kit import ClusterOptions
-    from gpu_dask_kit.backend import EnvironmentReport, GPUInfo, LibraryInfo, Reason
+    from gpu_dask_kit.environment import EnvironmentReport, GPUInfo, LibraryInfo, Reason
     from gpu_dask_kit.plan import make_plan
 
     h100 = GPUInfo(0, "NVIDIA H100 80GB HBM3", "GPU-0", 80 * 2**30, 79 * 2**30)

@@ -36,7 +36,7 @@ def test_doctor_require_gpu_exits_non_zero_without_gpu(capsys):
 
 def test_doctor_with_fake_gpus_and_options(monkeypatch, capsys):
     fake_nvml.install(monkeypatch, fake_nvml.FakeNVML(gpus=2))
-    from gpu_dask_kit import backend
+    from gpu_dask_kit import environment as backend
 
     monkeypatch.setattr(backend, "_library", lambda m: backend.LibraryInfo(True, "1.0"))
     assert main(["doctor", "--require-gpu", "--options"]) == 0

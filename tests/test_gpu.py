@@ -107,7 +107,7 @@ def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_surv
     close() gives the memory back."""
     import cupy
 
-    from gpu_dask_kit import hints
+    from gpu_dask_kit.notebook import hints
 
     baseline = _baseline_after_own_context()
     session = kit.start_cluster(device="gpu", n_workers=1, verbose=False)

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from jupyter_client.manager import start_new_kernel
 
-from gpu_dask_kit import hints
+from gpu_dask_kit.notebook import hints
 
 from .conftest import wait_for_no_new_children
 

@@ -6,7 +6,7 @@ import time
 import psutil
 
 from gpu_dask_kit import registry
-from gpu_dask_kit.labext import make_cluster
+from gpu_dask_kit.integrations.labextension import make_cluster
 
 from .conftest import wait_for_no_new_children
 

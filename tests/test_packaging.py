@@ -54,7 +54,8 @@ def test_environment_yml_names_the_same_packages_as_pyproject():
 def test_gpu_extras_match_each_other():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         extras = tomllib.load(f)["project"]["optional-dependencies"]
-    strip = lambda reqs: {re.sub(r"-cu1[23]$|-cuda1[23]x$", "", n) for n in _names(reqs)}
+    def strip(reqs):
+        return {re.sub(r"-cu1[23]$|-cuda1[23]x$", "", n) for n in _names(reqs)}
     assert strip(extras["gpu-cu12"]) == strip(extras["gpu-cu13"]) == {"dask-cuda", "cudf", "dask-cudf", "cuml", "rmm", "cupy"}
     assert "dask-cuda[cu12]" in " ".join(extras["gpu-cu12"]) and "dask-cuda[cu13]" in " ".join(extras["gpu-cu13"])
 

@@ -3,7 +3,7 @@
 import pytest
 
 from gpu_dask_kit import ClusterOptions, OptionError
-from gpu_dask_kit.backend import EnvironmentReport, GPUInfo, LibraryInfo, Reason
+from gpu_dask_kit.environment import EnvironmentReport, GPUInfo, LibraryInfo, Reason
 from gpu_dask_kit.plan import make_plan
 
 GiB = 2**30
@@ -116,3 +116,31 @@ def test_more_cpu_workers_than_the_machine_can_run_are_refused():
     assert make_plan(ClusterOptions(n_workers=32, memory_limit="100MiB"), report(0)).n_workers == 32  # 4 x 8 cores
     with pytest.raises(OptionError, match="n_workers=33 is not accepted: expected at most 32 worker processes on this 8-core machine"):
         make_plan(ClusterOptions(n_workers=33, memory_limit="100MiB"), report(0))
+
+
+def test_planning_touches_no_file_and_reads_no_live_machine(monkeypatch, tmp_path):
+    """Pure: the machine comes in the report; local_directory is created by deploy/local.py, not here."""
+    import builtins
+    import os
+    import pathlib
+
+    import psutil
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"the planner touched the machine: {args!r}")
+
+    rep = report(n_gpus=0)
+    object.__setattr__(rep, "host_memory_total", 8 * GiB)  # an 8 GiB machine, whatever this one has
+    folder = tmp_path / "not-yet"
+    options = ClusterOptions.from_config(local_directory=str(folder), memory_limit="2GiB", n_workers=2)
+    for owner, name in [(os, "makedirs"), (os, "mkdir"), (pathlib.Path, "mkdir"), (builtins, "open"),
+                        (psutil, "virtual_memory"), (os, "cpu_count")]:
+        monkeypatch.setattr(owner, name, refuse)
+    try:
+        p = make_plan(options, rep)
+    finally:
+        monkeypatch.undo()
+    assert p.kwargs["local_directory"] == str(folder) and not folder.exists()
+    assert p.kwargs["memory_limit"] == 2 * GiB
+    with pytest.raises(OptionError, match=r"at most the machine's memory \(8.00 GiB\)"):
+        plan(rep, memory_limit="9GiB")

@@ -6,7 +6,7 @@ import stat
 import psutil
 import pytest
 
-from gpu_dask_kit import registry
+from gpu_dask_kit import cleanup, registry
 from gpu_dask_kit.cli import main as cli_main
 
 from .helpers import start_owner, wait_gone
@@ -19,7 +19,7 @@ def test_ids_are_validated():
     with pytest.raises(KeyError, match="no session"):
         registry.get_session("0" * 32)
     with pytest.raises(KeyError):
-        registry.shutdown_session("0" * 32)
+        cleanup.shutdown_session("0" * 32)
 
 
 def test_records_are_private_and_listed(runtime_dir):
@@ -79,7 +79,7 @@ def test_workers_of_a_killed_owner_exit_by_themselves(tmp_path, runtime_dir):
 def test_shutdown_of_another_processes_live_session(tmp_path, runtime_dir):
     proc, info = start_owner(tmp_path, runtime_dir, n_workers=1)
     try:
-        registry.shutdown_session(info["id"])
+        cleanup.shutdown_session(info["id"])
         assert wait_gone(info["pids"], 15)
         assert registry.list_sessions() == []
     finally:

@@ -27,7 +27,7 @@ import pytest
 from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit as kit
-from gpu_dask_kit import ConnectError, KitError, registry
+from gpu_dask_kit import ConnectError, KitError, cleanup, registry
 from gpu_dask_kit.server import handlers as handlers_module
 
 from .conftest import kit_children
@@ -156,7 +156,7 @@ class Browser:
         self.client, self.base_url = client, base_url
         self.jar = SimpleCookie()
 
-    async def login(self, token: str) -> "Browser":
+    async def login(self, token: str) -> Browser:
         url = url_path_join(self.base_url, "login")
         response = await self.client.fetch(url, raise_error=False)
         self._keep(response)
@@ -339,7 +339,7 @@ async def test_traversal_and_malformed_ids_are_4xx_and_touch_nothing(jp_fetch, h
                 assert response.code == 400, (raw, method, response.code)
                 assert "32 lowercase hex" in json.loads(response.body)["message"]
     for bad in ("x/../../victim", "../victim", "a" * 5000):
-        for call in (registry.get_session, registry.unregister, registry.shutdown_session):
+        for call in (registry.get_session, registry.unregister, cleanup.shutdown_session):
             with pytest.raises(ValueError):
                 call(bad)
     assert sorted(p.name for p in runtime_dir.iterdir()) == ["session-x"]
@@ -453,7 +453,7 @@ async def test_shutdown_never_signals_a_recycled_pid(jp_fetch, runtime_dir):
         assert bystander.poll() is None, "a process that merely reuses a recorded PID was signalled"
         # control: with the true start time the same record does end the process
         sid = _plant(runtime_dir, [identity])
-        await _in_thread(registry.shutdown_session, sid, 1.0)
+        await _in_thread(cleanup.shutdown_session, sid, 1.0)
         assert bystander.wait(timeout=10) is not None
     finally:
         _stop([bystander])
@@ -603,7 +603,8 @@ def tls_cluster(tmp_path_factory):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
                                        "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny", *tls],
                                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        yield {"address": address, "scheduler_address": address, "scheduler_file": str(sched_file), "procs": procs, "folder": folder, **{k: str(v) for k, v in files.items()}}
+        yield {"address": address, "scheduler_address": address, "scheduler_file": str(sched_file), "procs": procs, "folder": folder,
+               **{k: str(v) for k, v in files.items()}}
     finally:
         _stop(procs)
 

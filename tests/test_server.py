@@ -14,11 +14,11 @@ import types
 
 import psutil
 import pytest
-import tornado.httpclient
 from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit
-from gpu_dask_kit import backend, registry
+from gpu_dask_kit import environment as backend
+from gpu_dask_kit import registry
 from gpu_dask_kit.server import PAGE_CONFIG_KEY
 from gpu_dask_kit.server.sampler import GpuSampler
 
@@ -246,7 +246,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 
     code, body = await fetch_json(jp_fetch, f"sessions/{sid}", method="DELETE")
     assert code == 204 and body is None
-    gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=15)
+    _gone, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=15)
     assert not alive, f"worker processes still running: {alive}"
     code, model = await fetch_json(jp_fetch, "sessions")
     assert [s["id"] for s in model["sessions"]] == []
@@ -259,7 +259,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 async def test_server_makes_our_factory_dask_labextensions_default(jp_serverapp):
     import dask
 
-    assert dask.config.get("labextension.factory.module") == "gpu_dask_kit.labext"
+    assert dask.config.get("labextension.factory.module") == "gpu_dask_kit.integrations.labextension"
     assert dask.config.get("labextension.factory.class") == "make_cluster"
 
 
@@ -268,7 +268,7 @@ async def test_workshop_setting_reaches_page_config(jp_serverapp):
 
 
 async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
-    from gpu_dask_kit import labext
+    from gpu_dask_kit.integrations import labextension as labext
 
     cluster = await labext.make_cluster(asynchronous=True, device="cpu", n_workers=1)
     try:
@@ -293,7 +293,7 @@ async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
 
 
 async def test_factory_cluster_closed_by_its_owner_leaves_no_record():
-    from gpu_dask_kit import labext
+    from gpu_dask_kit.integrations import labextension as labext
 
     cluster = await labext.make_cluster(asynchronous=True, device="cpu", n_workers=1)
     (sid,) = labext.in_server_ids()
@@ -304,7 +304,8 @@ async def test_factory_cluster_closed_by_its_owner_leaves_no_record():
 
 
 def test_factory_rejects_bad_options_before_starting_anything():
-    from gpu_dask_kit import OptionError, labext
+    from gpu_dask_kit import OptionError
+    from gpu_dask_kit.integrations import labextension as labext
 
     with pytest.raises(OptionError):
         labext.make_cluster(asynchronous=True, n_wrokers=2)

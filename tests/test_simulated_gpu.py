@@ -193,8 +193,8 @@ def test_gpu_session_scales_one_worker_per_gpu_and_its_views_show_gpu_mode(sim_g
     """GPU-only paths around a running session: scale (at most one worker per GPU), the HTML repr, the
     memory monitor widget's model and the out-of-memory hint read the simulated GPUs."""
     sim_gpus(2, total=16 * GiB, used=GiB)
-    from gpu_dask_kit import hints
-    from gpu_dask_kit.widgets import MemoryMonitor
+    from gpu_dask_kit.notebook import hints
+    from gpu_dask_kit.notebook.widgets import MemoryMonitor
 
     with kit.start_cluster(n_workers=1, device_memory_limit="4GiB", memory_limit="1GiB", verbose=False) as session:
         assert session.client.run(_on_worker_env).popitem()[1] == "0,1"

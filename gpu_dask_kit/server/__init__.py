@@ -7,7 +7,7 @@ Enabled on install by ``jupyter-config/jupyter_server_config.d/gpu_dask_kit.json
 - ``c.GpuDaskKit.gpu_sample_interval``: seconds between two NVML reads, whatever the number of tabs.
 
 Loading it also puts ``dask-labextension.yaml`` into ``dask.config`` as defaults, so the Dask pane's
-"+ NEW" starts a kit cluster (``gpu_dask_kit.labext.make_cluster``) that our sidebar lists.
+"+ NEW" starts a kit cluster (``gpu_dask_kit.integrations.labextension.make_cluster``) that our sidebar lists.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from jupyter_server.utils import url_path_join
 from traitlets import Float, Unicode
 from traitlets.config import Configurable
 
+from ..links import link_config
 from .handlers import ServerState, make_handlers
 from .memory_cache import MemoryCache
 from .sampler import GpuSampler
@@ -69,6 +70,7 @@ def _proxy_enabled(serverapp: Any) -> bool:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     settings = GpuDaskKit(parent=serverapp)
     load_labextension_config()
+    dask.config.set(link_config())  # dashboard links (factory clusters, sidebar) through JupyterHub's proxy
     state = ServerState(
         sampler=GpuSampler(settings.gpu_sample_interval),
         memory=MemoryCache(max_age=settings.memory_cache_seconds, timeout=settings.memory_timeout,

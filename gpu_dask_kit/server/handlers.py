@@ -2,8 +2,8 @@
 
 Routes, under ``<base_url>gpu-dask-kit/api/``:
 
-- ``GET environment``      -> ``models.environment_model`` over ``backend.detect().to_dict()``
-- ``GET gpus``             -> the shared sampler (``backend.sample_gpus().to_dict()``, cached)
+- ``GET environment``      -> ``models.environment_model`` over ``environment.detect().to_dict()``
+- ``GET gpus``             -> the shared sampler (``environment.sample_gpus().to_dict()``, cached)
 - ``GET sessions``         -> ``models.sessions_reply`` over ``registry.list_sessions()``
 - ``DELETE sessions/<id>`` -> 204; 400 for a malformed id, 404 for an unknown one
 """
@@ -20,7 +20,7 @@ from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from .. import registry
-from ..backend import detect
+from ..environment import detect
 from .memory_cache import MemoryCache
 from .models import environment_model, sessions_reply
 from .sampler import GpuSampler
@@ -78,7 +78,7 @@ class SessionsHandler(KitHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        from .. import labext
+        from ..integrations import labextension as labext
 
         records = await self.in_thread(lambda: [r.to_dict() for r in registry.list_sessions()])
         memory = await self.state.memory.get(records)
@@ -99,7 +99,8 @@ class SessionHandler(KitHandler):
     @web.authenticated
     @authorized
     async def delete(self, session_id: str) -> None:
-        from .. import labext
+        from ..cleanup import shutdown_session
+        from ..integrations import labextension as labext
 
         sid = self._valid(session_id)
         try:
@@ -107,7 +108,7 @@ class SessionHandler(KitHandler):
             if sid in labext.in_server_ids():
                 await labext.close_in_server(sid)  # on this event loop, through dask-labextension's manager
             else:
-                await self.in_thread(registry.shutdown_session, sid)
+                await self.in_thread(shutdown_session, sid)
         except KeyError as exc:
             raise web.HTTPError(404, _text(exc)) from None
         self.set_status(204)

@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply", "memory_thresholds", "environment_model"]

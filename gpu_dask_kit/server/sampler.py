@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["GpuSampler"]
 
 
 def _default_sample() -> dict[str, Any]:
-    from .. import backend
+    from .. import environment
 
-    return backend.sample_gpus().to_dict()
+    return environment.sample_gpus().to_dict()
 
 
 class GpuSampler:
-    """Cache of :func:`gpu_dask_kit.backend.sample_gpus` refreshed at most every ``interval`` seconds."""
+    """Cache of :func:`gpu_dask_kit.environment.sample_gpus` refreshed at most every ``interval`` seconds."""
 
     def __init__(self, interval: float = 1.0, sample: Callable[[], dict[str, Any]] | None = None) -> None:
         self.interval = max(float(interval), 0.1)

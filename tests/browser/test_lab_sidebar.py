@@ -76,7 +76,7 @@ def workshop_notebook(lab_server) -> Path:
 
 
 def test_page_loads_and_sidebar_shows_cpu_mode(lab_page, lab_server):
-    from gpu_dask_kit.backend import detect
+    from gpu_dask_kit.environment import detect
 
     sidebar = show_sidebar(lab_page)
     if detect().gpus:

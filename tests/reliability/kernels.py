@@ -9,7 +9,6 @@ logging handlers bound to the real fd write) go to a file, also searched by the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
@@ -65,7 +64,7 @@ class Kernel:
     def pid(self) -> int:
         return int(self.km.provisioner.pid)
 
-    async def start(self, timeout: float = 90) -> "Kernel":
+    async def start(self, timeout: float = 90) -> Kernel:
         env = dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(self.runtime_dir), PYTHONUNBUFFERED="1")
         env.pop("JPY_PARENT_PID", None)
         self._log = open(self.log_path, "ab")
@@ -103,7 +102,7 @@ class Kernel:
                 raise CellError(f"cell did not finish within {timeout} s: {code!r}; output so far {result.streams!r}")
             try:
                 msg = await self.kc.get_iopub_msg(timeout=remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             except Exception as exc:  # queue.Empty from the async client
                 if type(exc).__name__ == "Empty":

@@ -64,7 +64,7 @@ def test_killed_owners_leave_nothing_behind(tmp_path, runtime_dir, reaper, figur
         trees = [tree(p.pid) for p in owners]  # owner, its 2 workers, multiprocessing's resource tracker
         for procs in trees:
             reaper.track(procs)
-    for info, procs in zip(infos, trees):
+    for info, procs in zip(infos, trees, strict=False):
         assert set(info["pids"]) <= {p.pid for p in procs}
 
     figures["phases_s"]["owners_started"] = round(time.monotonic() - t0, 2)
@@ -80,7 +80,7 @@ def test_killed_owners_leave_nothing_behind(tmp_path, runtime_dir, reaper, figur
         proc.wait()
         proc.stdout.close()
     results = []
-    for state, info, procs in zip(STATES, infos, trees):
+    for state, info, procs in zip(STATES, infos, trees, strict=False):
         times = [gone_at.get(p.pid) for p in procs[1:]]
         workers = {pid: gone_at.get(pid) for pid in info["pids"]}
         results.append({"state": state, "processes": len(procs),

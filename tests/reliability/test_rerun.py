@@ -11,6 +11,7 @@ searched for "already in use" (distributed's "Port 8787 is already in use" warni
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 
 from gpu_dask_kit import registry
@@ -104,7 +105,7 @@ def test_edited_cell_rerun(runtime_dir, tmp_path, reaper, figures):
     counts = [1, 2, 1, 2, 1, 2]
     runs = asyncio.run(_rerun(counts, runtime_dir, tmp_path, reaper, figures))
     figures["reruns"] = _stats([r["elapsed_s"] for r in runs[1:]])
-    for prev, run in zip(runs, runs[1:]):
+    for prev, run in itertools.pairwise(runs):
         assert run["first_line"].startswith("Closing the running CPU cluster first, because options changed "
                                             f"(n_workers: {prev['n_workers']} -> {run['n_workers']})"), run["first_line"]
         assert run["id"] != prev["id"] and not set(run["worker_pids"]) & set(prev["worker_pids"])

@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from gpu_dask_kit import backend
-from gpu_dask_kit.backend import LibraryInfo, Reason, choose_backend, detect, sample_gpus
+from gpu_dask_kit import environment as backend
+from gpu_dask_kit.environment import LibraryInfo, Reason, choose_mode, detect, sample_gpus
 
 from .fake_nvml import FakeNVML, NVMLError_LibraryNotFound, install
 
@@ -91,6 +91,6 @@ def test_nvml_initialised_once(monkeypatch):
     ({"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(False, None)}, Reason.NO_CUPY),
 ])
 def test_gpu_without_libraries_falls_back_with_instruction(libs, reason):
-    mode, got, text = choose_backend("auto", ["gpu0"], libs, None)
+    mode, got, text = choose_mode("auto", ["gpu0"], libs, None)
     assert (mode, got) == ("cpu", reason)
     assert "gpu-dask-kit[gpu-cu12]" in text

@@ -1,4 +1,8 @@
-"""Hardware and library detection. Reports; never raises because there is no GPU.
+"""Hardware and library detection: ``detect()`` -> :class:`EnvironmentReport`. Reports; never raises.
+
+The report carries everything the pure planner needs about this machine (GPUs, libraries, cores, host
+memory), so :mod:`gpu_dask_kit.plan` never reads the live machine itself. "mode" is the one word for
+GPU or CPU ("gpu" | "cpu") across the kit.
 
 NVML (``nvidia-ml-py``) is used for the GPUs: it needs the driver but creates no CUDA context, so
 calling :func:`detect` in a notebook does not pin the kernel to GPU 0. GPU libraries (CuPy, RMM, cuDF,
@@ -13,17 +17,17 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import dask.config
+import psutil
 
 from . import config as _config
 
-__all__ = ["Reason", "GPUInfo", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_backend"]
+__all__ = ["Reason", "GPUInfo", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
 
 
 class Reason(str, enum.Enum):
@@ -70,6 +74,7 @@ class EnvironmentReport:
     python: str = field(default_factory=platform.python_version)
     platform: str = field(default_factory=platform.platform)
     cpu_count: int = field(default_factory=lambda: os.cpu_count() or 1)
+    host_memory_total: int = field(default_factory=lambda: int(psutil.virtual_memory().total))
 
     @property
     def has_gpu(self) -> bool:
@@ -168,7 +173,7 @@ _LIBRARIES = ("dask", "distributed", "dask_cuda", "rmm", "cupy", "cudf", "dask_c
 @functools.lru_cache(maxsize=1)
 def _distributions() -> dict[str, list[str]]:
     """Top-level module -> distribution names (scanning site-packages once per process)."""
-    return importlib.metadata.packages_distributions()
+    return dict(importlib.metadata.packages_distributions())
 
 
 def _library(module: str) -> LibraryInfo:
@@ -206,13 +211,13 @@ def _dask_cuda() -> LibraryInfo:
     return _dask_cuda_import
 
 
-def choose_backend(requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None) -> tuple[str, Reason, str]:
+def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None) -> tuple[str, Reason, str]:
     """Pure decision of the mode ``requested`` ("auto" | "gpu" | "cpu") leads to, with the reason.
 
     >>> libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(True, "13.6")}
-    >>> choose_backend("auto", [], libs, (Reason.NO_DRIVER, "no NVIDIA driver was found."))[:2]
+    >>> choose_mode("auto", [], libs, (Reason.NO_DRIVER, "no NVIDIA driver was found."))[:2]
     ('cpu', <Reason.NO_DRIVER: 'no_driver'>)
-    >>> choose_backend("auto", ["gpu0"], libs, None)[:2]
+    >>> choose_mode("auto", ["gpu0"], libs, None)[:2]
     ('gpu', <Reason.OK: 'ok'>)
     """
     if requested == "cpu":
@@ -225,7 +230,8 @@ def choose_backend(requested: str, gpus: list, libraries: dict[str, LibraryInfo]
     dask_cuda = libraries.get("dask_cuda")
     if dask_cuda is None or not dask_cuda.installed or dask_cuda.importable is False:
         why = dask_cuda.error if dask_cuda and dask_cuda.error else "it is not installed"
-        return "cpu", Reason.NO_DASK_CUDA, f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
+        return "cpu", Reason.NO_DASK_CUDA, (f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); "
+                                            "install gpu-dask-kit[gpu-cu12] or [gpu-cu13].")
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
@@ -249,7 +255,7 @@ def detect(device: str | None = None) -> EnvironmentReport:
             failure = (Reason.NVML_ERROR, f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).")
     libraries = {name: _library(name) for name in _LIBRARIES if name != "dask_cuda"}
     libraries["dask_cuda"] = _dask_cuda() if gpus else _library("dask_cuda")
-    mode, reason, text = choose_backend(requested, gpus, libraries, failure)
+    mode, reason, text = choose_mode(requested, gpus, libraries, failure)
     return EnvironmentReport(mode, reason, text, tuple(gpus), driver, cuda, dict(sorted(libraries.items())))
 
 
@@ -275,8 +281,3 @@ def sample_gpus() -> GPUSample:
     if not samples:
         return GPUSample((), "the NVIDIA driver is loaded but reports no GPU.", now)
     return GPUSample(tuple(samples), None, now)
-
-
-def python_executable() -> str:
-    """The interpreter running the kit (used when starting helper processes)."""
-    return sys.executable

@@ -4,7 +4,8 @@ A task that asks for more memory than a GPU (or the host) has fails with CuPy's 
 RMM's ``MemoryError: std::bad_alloc: out_of_memory`` or NumPy's ``MemoryError``; a worker that goes over
 its ``memory_limit`` is restarted by its nanny until the scheduler gives up with ``KilledWorker``. The
 tracebacks say neither what to change nor that the cluster is still fine. :func:`explain` returns
-that, and :func:`install` makes IPython print it under the traceback (started by ``start_cluster``).
+that, and this module, as an IPython extension (``%load_ext gpu_dask_kit.notebook.hints``; ``start_cluster``
+loads it in IPython), makes IPython print it under the traceback.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .memory import format_bytes
+from ..memory import format_bytes
 
-__all__ = ["explain", "install", "is_out_of_memory"]
+__all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
 
 _OOM_WORDS = ("out_of_memory", "out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY")
 
@@ -50,7 +51,7 @@ def _limits(session: Any) -> str:
 
 def explain(exc: BaseException, session: Any = None) -> str | None:
     """A hint for ``exc`` (None when the kit has nothing useful to add)."""
-    from .cluster import current_session
+    from ..session import current_session
 
     session = session if session is not None else current_session()
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
@@ -76,16 +77,30 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
     return None
 
 
-def install() -> bool:
-    """Print hints under out-of-memory and KilledWorker tracebacks in IPython/Jupyter.
+def load_ipython_extension(shell: Any) -> None:
+    """IPython extension hook: print hints under out-of-memory and KilledWorker tracebacks."""
+    _install(shell)
 
-    Leaves IPython alone outside a shell, or when another custom exception handler is already set.
-    Returns True when the kit's handler is (now) active.
+
+def unload_ipython_extension(shell: Any) -> None:
+    """IPython extension hook: remove the kit's handler (another one set meanwhile is left alone)."""
+    if getattr(shell, "_gpu_dask_kit_hints", False):
+        shell.set_custom_exc((), None)
+        shell._gpu_dask_kit_hints = False
+
+
+def install() -> bool:
+    """Print hints under out-of-memory and KilledWorker tracebacks in the running IPython, if any.
+
+    Returns True when the kit's handler is (now) active; see :func:`_install`.
     """
     ipython = sys.modules.get("IPython")  # never import IPython: a script or a test is not a shell
     shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return False
+    return _install(shell) if shell is not None else False
+
+
+def _install(shell: Any) -> bool:
+    """Leaves IPython alone when another custom exception handler is already set."""
     if getattr(shell, "_gpu_dask_kit_hints", False):
         return True
     if getattr(shell, "custom_exceptions", ()):

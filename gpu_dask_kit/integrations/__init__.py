@@ -1,0 +1,1 @@
+"""Integrations with other Jupyter/Dask tools: :mod:`.labextension` (dask-labextension's cluster factory)."""

@@ -1,0 +1,94 @@
+"""The kit's cluster factory for dask-labextension's "+ NEW" button.
+
+dask-labextension 7 starts clusters with ``await Factory(*args, **kwargs, asynchronous=True)`` where
+``Factory`` is ``labextension.factory.module`` / ``.class`` from dask.config. The server extension
+ships ``server/dask-labextension.yaml`` naming :func:`make_cluster`, so "+ NEW" builds the kit's
+cluster (GPU with RMM/CuPy when there is one, CPU otherwise). Its scheduler carries the kit's
+:class:`~gpu_dask_kit.plugins.SessionRecordPlugin`, which records it (``kind="labextension"``), follows
+scaling from the Dask pane and removes the record when the cluster closes, whoever closes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import Any
+
+import dask.config
+
+from ..deploy import local
+from ..environment import detect
+from ..links import link_config
+from ..options import ClusterOptions
+from ..plan import make_plan
+from ..plugins import SessionRecordPlugin
+
+__all__ = ["make_cluster", "in_server_ids", "close_in_server"]
+
+#: Clusters this process started through the factory, by session id (dropped when collected).
+_clusters: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+
+
+def make_cluster(*args: Any, asynchronous: bool = False, **kwargs: Any) -> Any:
+    """Build, start and register a kit cluster; keywords are ClusterOptions names.
+
+    With ``asynchronous=True`` (dask-labextension) this returns an awaitable of the cluster.
+    """
+    if args:
+        raise TypeError(f"make_cluster takes keyword options only (gpu-dask-kit option names), got positional {args!r}")
+    options = ClusterOptions.from_config(**kwargs)  # raises OptionError before anything starts
+    dask.config.set(link_config())  # this process's dashboard links go through JupyterHub's proxy there
+    if asynchronous:
+        return _start_async(options)
+    plan = make_plan(options, detect(options.device))
+    record = local.new_record(options, plan, "labextension")
+    cluster = local.build_cluster(options, plan, record=record)
+    _clusters[record.id] = cluster
+    return cluster
+
+
+async def _start_async(options: ClusterOptions) -> Any:
+    loop = asyncio.get_running_loop()
+    report = await loop.run_in_executor(None, detect, options.device)  # NVML and metadata off the loop
+    plan = make_plan(options, report)
+    record = local.new_record(options, plan, "labextension")
+    cluster = await local.build_cluster(options, plan, record=record, asynchronous=True)
+    _clusters[record.id] = cluster
+    return cluster
+
+
+def _record_plugin(cluster: Any) -> SessionRecordPlugin | None:
+    plugins = getattr(getattr(cluster, "scheduler", None), "plugins", {}) or {}
+    plugin = plugins.get(SessionRecordPlugin.name)
+    return plugin if isinstance(plugin, SessionRecordPlugin) else None
+
+
+def in_server_ids() -> set[str]:
+    """Ids of the live sessions this process started through the factory."""
+    live = set()
+    for sid, cluster in list(_clusters.items()):
+        plugin = _record_plugin(cluster)
+        if plugin is None or plugin.closed:
+            _clusters.pop(sid, None)
+        else:
+            live.add(sid)
+    return live
+
+
+async def close_in_server(session_id: str) -> None:
+    """Close a factory cluster of this process on the running loop, through dask-labextension's manager
+    when it holds the cluster (so the Dask pane drops it too); the scheduler plugin removes the record."""
+    cluster = _clusters.get(session_id)
+    if cluster is None:
+        raise KeyError(session_id)
+    try:
+        from dask_labextension.manager import manager
+    except ImportError:
+        manager = None
+    held = [m["id"] for m in (manager.list_clusters() if manager is not None else [])
+            if m.get("scheduler_address") == cluster.scheduler_address]
+    if held:
+        await manager.close_cluster(held[0])
+    else:
+        await cluster.close()
+    _clusters.pop(session_id, None)

@@ -52,6 +52,7 @@ def refresh_cost(session, monitor_class, n: int = 30) -> dict:
     procs = [psutil.Process(w.pid) for w in session.memory().workers]
     monitor = monitor_class(session, interval=3600, autostart=False)
     try:
+
         def cpu() -> float:
             return time.process_time() + sum(sum(p.cpu_times()[:2]) for p in procs)
 
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> dict:
     try:
         workload(args.size, args.chunks, 2)  # warm-up: imports, worker pools, first task graphs
         for rep in range(args.reps):
-            for condition in (("off", "on") if rep % 2 == 0 else ("on", "off")):
+            for condition in ("off", "on") if rep % 2 == 0 else ("on", "off"):
                 monitor = MemoryMonitor(session, interval=args.interval) if condition == "on" else None
                 try:
                     times[condition].append(workload(args.size, args.chunks, args.repeats))
@@ -97,33 +98,51 @@ def run(args: argparse.Namespace) -> dict:
     off, on = stats(times["off"]), stats(times["on"])
     pairs = [b / a - 1 for a, b in zip(times["off"], times["on"])]
     return {
-        "workload": f"(x + x.T).std(axis=0).sum() on a {args.size}x{args.size} float64 dask array, chunks {args.chunks}, "
-                    f"x{args.repeats} per repetition",
-        "interval_s": args.interval, "backend": backend, "n_workers": n_workers, "threads_per_worker": 1,
-        "samples": times, "off": off, "on": on, "monitor_ticks_per_rep": ticks, "refresh_cost": cost,
+        "workload": f"(x + x.T).std(axis=0).sum() on a {args.size}x{args.size} float64 dask array, chunks {args.chunks}, x{args.repeats} per repetition",
+        "interval_s": args.interval,
+        "backend": backend,
+        "n_workers": n_workers,
+        "threads_per_worker": 1,
+        "samples": times,
+        "off": off,
+        "on": on,
+        "monitor_ticks_per_rep": ticks,
+        "refresh_cost": cost,
         "overhead_bound_cpu": cost["cpu_ms"] / 1000 / args.interval / (os.cpu_count() or 1),
-        "overhead_median": on["median"] / off["median"] - 1, "overhead_min": on["min"] / off["min"] - 1,
+        "overhead_median": on["median"] / off["median"] - 1,
+        "overhead_min": on["min"] / off["min"] - 1,
         "overhead_paired_median": statistics.median(pairs),
     }
 
 
 def markdown(result: dict) -> str:
-    rows = [f"| monitor {name} | {r['min']:.3f} | {r['median']:.3f} | {r['max']:.3f} | {r['n']} |"
-            for name, r in (("off", result["off"]), (f"on ({result['interval_s']:g} s refresh)", result["on"]))]
+    rows = [
+        f"| monitor {name} | {r['min']:.3f} | {r['median']:.3f} | {r['max']:.3f} | {r['n']} |"
+        for name, r in (("off", result["off"]), (f"on ({result['interval_s']:g} s refresh)", result["on"]))
+    ]
     m, c = result["machine"], result["refresh_cost"]
-    return "\n".join([
-        common.header(result, f"Memory monitor overhead, {result['backend'].upper()}, {result['off']['n']} interleaved repetitions"),
-        f"Workload: {result['workload']}; {result['backend'].upper()} cluster, {result['n_workers']} workers x 1 thread. "
-        "Interleaved repetitions; seconds per repetition.", "",
-        "| condition | min | median | max | reps |", "|---|---|---|---|---|", *rows, "",
-        f"Overhead: **{result['overhead_median'] * 100:+.1f} %** (medians), {result['overhead_min'] * 100:+.1f} % (minima), "
-        f"{result['overhead_paired_median'] * 100:+.1f} % (median of paired ratios). Target: <= +2 %. "
-        f"Monitor refreshes per repetition: {result['monitor_ticks_per_rep']}. On a shared machine the timings carry "
-        "the other load's noise (load averages above).", "",
-        f"Direct cost of one refresh (idle cluster, {result['n_workers']} workers): {c['wall_ms_median']:.1f} ms wall (median; max "
-        f"{c['wall_ms_max']:.1f} ms), {c['cpu_ms']:.1f} ms CPU summed over the kernel and the workers. At a "
-        f"{result['interval_s']:g} s refresh that is at most **{result['overhead_bound_cpu'] * 100:.2f} %** of the machine's "
-        f"{m['cpus']} cores.", ""])
+    return "\n".join(
+        [
+            common.header(result, f"Memory monitor overhead, {result['backend'].upper()}, {result['off']['n']} interleaved repetitions"),
+            f"Workload: {result['workload']}; {result['backend'].upper()} cluster, {result['n_workers']} workers x 1 thread. "
+            "Interleaved repetitions; seconds per repetition.",
+            "",
+            "| condition | min | median | max | reps |",
+            "|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Overhead: **{result['overhead_median'] * 100:+.1f} %** (medians), {result['overhead_min'] * 100:+.1f} % (minima), "
+            f"{result['overhead_paired_median'] * 100:+.1f} % (median of paired ratios). Target: <= +2 %. "
+            f"Monitor refreshes per repetition: {result['monitor_ticks_per_rep']}. On a shared machine the timings carry "
+            "the other load's noise (load averages above).",
+            "",
+            f"Direct cost of one refresh (idle cluster, {result['n_workers']} workers): {c['wall_ms_median']:.1f} ms wall (median; max "
+            f"{c['wall_ms_max']:.1f} ms), {c['cpu_ms']:.1f} ms CPU summed over the kernel and the workers. At a "
+            f"{result['interval_s']:g} s refresh that is at most **{result['overhead_bound_cpu'] * 100:.2f} %** of the machine's "
+            f"{m['cpus']} cores.",
+            "",
+        ]
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

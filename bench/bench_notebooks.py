@@ -36,8 +36,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("--notebook-dir", default=None, help="where the NN_*.ipynb are (default: the repository's notebooks/)")
     parser.add_argument("--small-timeout", type=int, default=600, help="seconds per notebook at small scale (default 600)")
     parser.add_argument("--full-timeout", type=int, default=900, help="seconds per notebook at full scale (default 900)")
-    parser.add_argument("--deadline-s", type=float, default=0, help="stop starting notebooks after this many seconds "
-                        "(each gets at most what is left; the rest are reported as not run); 0: no deadline (default)")
+    parser.add_argument(
+        "--deadline-s",
+        type=float,
+        default=0,
+        help="stop starting notebooks after this many seconds (each gets at most what is left; the rest are reported as not run); 0: no deadline (default)",
+    )
 
 
 def run(args) -> dict:
@@ -76,22 +80,44 @@ def run(args) -> dict:
                 print(f"  round {r + 1}/{rounds} {scale:<5} {path.stem}: {res.seconds:.1f} s {'pass' if res.passed else 'FAIL ' + str(res.error)}", flush=True)
             if complete:
                 totals[scale].append(total)
-    summary = {scale: {nb: {"seconds": stats(x["seconds"] for x in rs) if rs else None, "passed": all(x["passed"] for x in rs),
-                            "errors": sorted({f"cell {x['cell']}: {x['error']}" for x in rs if not x["passed"]}),
-                            "not_run": not_run[scale].get(nb, 0)}
-                       for nb, rs in per.items()} for scale, per in runs.items()}
-    return {"notebook_dir": str(folder), "notebooks": [p.stem for p in notebooks], "scales": scales,
-            "reps": {s: due[s] for s in scales}, "timeouts_s": {s: timeout[s] for s in scales}, "deadline_s": args.deadline_s or None,
-            "runs": runs, "summary": summary, "total": {s: stats(t) if t else None for s, t in totals.items()}}
+    summary = {
+        scale: {
+            nb: {
+                "seconds": stats(x["seconds"] for x in rs) if rs else None,
+                "passed": all(x["passed"] for x in rs),
+                "errors": sorted({f"cell {x['cell']}: {x['error']}" for x in rs if not x["passed"]}),
+                "not_run": not_run[scale].get(nb, 0),
+            }
+            for nb, rs in per.items()
+        }
+        for scale, per in runs.items()
+    }
+    return {
+        "notebook_dir": str(folder),
+        "notebooks": [p.stem for p in notebooks],
+        "scales": scales,
+        "reps": {s: due[s] for s in scales},
+        "timeouts_s": {s: timeout[s] for s in scales},
+        "deadline_s": args.deadline_s or None,
+        "runs": runs,
+        "summary": summary,
+        "total": {s: stats(t) if t else None for s, t in totals.items()},
+    }
 
 
 def markdown(result: dict) -> str:
     scales, s = result["scales"], result["summary"]
-    lines = [common.header(result, "Notebooks: wall time per notebook (fresh kernel, cluster start and close included)"),
-             "Repetitions: " + ", ".join(f"{k} {v}" for k, v in result["reps"].items()) + "; per-notebook limit: "
-             + ", ".join(f"{k} {v} s" for k, v in result["timeouts_s"].items()) + ".", "",
-             "| notebook | " + " | ".join(f"{sc} scale: seconds min / median / max" for sc in scales) + " |",
-             "|---|" + "---|" * len(scales)]
+    lines = [
+        common.header(result, "Notebooks: wall time per notebook (fresh kernel, cluster start and close included)"),
+        "Repetitions: "
+        + ", ".join(f"{k} {v}" for k, v in result["reps"].items())
+        + "; per-notebook limit: "
+        + ", ".join(f"{k} {v} s" for k, v in result["timeouts_s"].items())
+        + ".",
+        "",
+        "| notebook | " + " | ".join(f"{sc} scale: seconds min / median / max" for sc in scales) + " |",
+        "|---|" + "---|" * len(scales),
+    ]
     for nb in result["notebooks"]:
         cells = []
         for sc in scales:
@@ -103,11 +129,12 @@ def markdown(result: dict) -> str:
                 cell += f" (not run {e['not_run']}x: time budget spent)"
             cells.append(cell.strip())
         lines.append(f"| {nb} | " + " | ".join(cells) + " |")
-    lines.append("| **total** | " + " | ".join(f"**{common.fmt(result['total'][sc], 1)}**" if result["total"][sc] else "incomplete"
-                                               for sc in scales) + " |")
+    lines.append("| **total** | " + " | ".join(f"**{common.fmt(result['total'][sc], 1)}**" if result["total"][sc] else "incomplete" for sc in scales) + " |")
     if result.get("deadline_s"):
-        lines.append(f"\nTime budget for this benchmark: {result['deadline_s']:.0f} s (`make bench` keeps its whole run within "
-                     "its budget; notebooks that did not fit are marked).")
+        lines.append(
+            f"\nTime budget for this benchmark: {result['deadline_s']:.0f} s (`make bench` keeps its whole run within "
+            "its budget; notebooks that did not fit are marked)."
+        )
     lines.append("")
     return "\n".join(lines)
 

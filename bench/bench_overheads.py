@@ -139,36 +139,63 @@ def run(args) -> dict:
         session.close()
     summary = {k: stats(v) for k, v in seconds.items()}
     base = summary["off"]
-    overhead = {k: {"median": summary[k]["median"] / base["median"] - 1, "min": summary[k]["min"] / base["min"] - 1,
-                    "paired_median": statistics.median(b / a - 1 for a, b in zip(seconds["off"], seconds[k]))}
-                for k in ("monitor", "sampler")}
+    overhead = {
+        k: {
+            "median": summary[k]["median"] / base["median"] - 1,
+            "min": summary[k]["min"] / base["min"] - 1,
+            "paired_median": statistics.median(b / a - 1 for a, b in zip(seconds["off"], seconds[k])),
+        }
+        for k in ("monitor", "sampler")
+    }
     from gpu_dask_kit.server.sampler import GpuSampler
 
-    defaults = {"monitor_interval_s": inspect.signature(MemoryMonitor).parameters["interval"].default,
-                "sampler_interval_s": inspect.signature(GpuSampler).parameters["interval"].default}
-    return {"svd": {"rows": rows, "cols": cols, "chunk_rows": min(args.chunk, rows)}, "backend": backend, "n_workers": n_workers,
-            "reps": reps, "defaults": defaults, "samples": seconds, "summary": summary, "overhead": overhead,
-            "counts": extra, "direct_costs": costs}
+    defaults = {
+        "monitor_interval_s": inspect.signature(MemoryMonitor).parameters["interval"].default,
+        "sampler_interval_s": inspect.signature(GpuSampler).parameters["interval"].default,
+    }
+    return {
+        "svd": {"rows": rows, "cols": cols, "chunk_rows": min(args.chunk, rows)},
+        "backend": backend,
+        "n_workers": n_workers,
+        "reps": reps,
+        "defaults": defaults,
+        "samples": seconds,
+        "summary": summary,
+        "overhead": overhead,
+        "counts": extra,
+        "direct_costs": costs,
+    }
 
 
 def markdown(result: dict) -> str:
     s, o, c, d = result["summary"], result["overhead"], result["direct_costs"], result["defaults"]
     z = result["svd"]
-    labels = {"off": "off", "monitor": f"memory monitor on ({d['monitor_interval_s']:g} s refresh)",
-              "sampler": f"GPU sampler on ({d['sampler_interval_s']:g} s interval)"}
-    lines = [common.header(result, f"Overheads during the SVD, {result['backend'].upper()}, {result['reps']} interleaved repetitions"),
-             f"SVD of a persisted {z['rows']} x {z['cols']} float64 array (chunks of {z['chunk_rows']} rows) on {result['n_workers']} "
-             f"{result['backend'].upper()} worker(s); seconds per SVD.", "",
-             "| condition | seconds min / median / max | overhead (medians) | overhead (minima) | paired median |", "|---|---|---|---|---|"]
+    labels = {
+        "off": "off",
+        "monitor": f"memory monitor on ({d['monitor_interval_s']:g} s refresh)",
+        "sampler": f"GPU sampler on ({d['sampler_interval_s']:g} s interval)",
+    }
+    lines = [
+        common.header(result, f"Overheads during the SVD, {result['backend'].upper()}, {result['reps']} interleaved repetitions"),
+        f"SVD of a persisted {z['rows']} x {z['cols']} float64 array (chunks of {z['chunk_rows']} rows) on {result['n_workers']} "
+        f"{result['backend'].upper()} worker(s); seconds per SVD.",
+        "",
+        "| condition | seconds min / median / max | overhead (medians) | overhead (minima) | paired median |",
+        "|---|---|---|---|---|",
+    ]
     for k in ("off", "monitor", "sampler"):
         ov = o.get(k)
         cells = (f"{ov['median'] * 100:+.1f} %", f"{ov['min'] * 100:+.1f} %", f"{ov['paired_median'] * 100:+.1f} %") if ov else ("-", "-", "-")
         lines.append(f"| {labels[k]} | {fmt(s[k], 3)} | " + " | ".join(cells) + " |")
-    lines += ["", f"Monitor refreshes per run: {result['counts']['monitor_refreshes']}; NVML reads by the sampler per run: "
-              f"{result['counts']['sampler_reads']}. Direct cost on an idle cluster: one monitor refresh "
-              f"{c['monitor_refresh_ms']:.1f} ms, one sampler read {c['sampler_read_ms']:.2f} ms (median wall time), i.e. at "
-              f"most {c['monitor_refresh_ms'] / 10 / d['monitor_interval_s']:.2f} % and {c['sampler_read_ms'] / 10 / d['sampler_interval_s']:.3f} % "
-              "of one core at the default rates. Differences smaller than the spread of the 'off' runs are noise.", ""]
+    lines += [
+        "",
+        f"Monitor refreshes per run: {result['counts']['monitor_refreshes']}; NVML reads by the sampler per run: "
+        f"{result['counts']['sampler_reads']}. Direct cost on an idle cluster: one monitor refresh "
+        f"{c['monitor_refresh_ms']:.1f} ms, one sampler read {c['sampler_read_ms']:.2f} ms (median wall time), i.e. at "
+        f"most {c['monitor_refresh_ms'] / 10 / d['monitor_interval_s']:.2f} % and {c['sampler_read_ms'] / 10 / d['sampler_interval_s']:.3f} % "
+        "of one core at the default rates. Differences smaller than the spread of the 'off' runs are noise.",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -32,18 +32,23 @@ NAME = "scaling"
 
 #: Seed 001 (NVTabular documentation, "Multi-GPU Scaling in NVTabular with Dask"): wall time of
 #: ``workflow.apply`` on a ~20 GB toy dataset on 32 GB V100 GPUs. Quoted, not measured by us.
-SEED_001 = {"source": "seed 001: NVTabular docs, 'Multi-GPU Scaling in NVTabular with Dask', Example Results (32 GB V100 GPUs)",
-            "seconds": {1: 50.6, 2: 26.3, 8: 15.0}}
+SEED_001 = {
+    "source": "seed 001: NVTabular docs, 'Multi-GPU Scaling in NVTabular with Dask', Example Results (32 GB V100 GPUs)",
+    "seconds": {1: 50.6, 2: 26.3, 8: 15.0},
+}
 
-SIZES = {"full": {"svd_rows": 15_000, "svd_cols": 1_000, "etl_end": "2000-01-07", "etl_freq": "1s"},
-         "gpu": {"svd_rows": 100_000, "svd_cols": 1_000, "etl_end": "2000-01-31", "etl_freq": "1s"},
-         "quick": {"svd_rows": 3_000, "svd_cols": 200, "etl_end": "2000-01-03", "etl_freq": "60s"}}
+SIZES = {
+    "full": {"svd_rows": 15_000, "svd_cols": 1_000, "etl_end": "2000-01-07", "etl_freq": "1s"},
+    "gpu": {"svd_rows": 100_000, "svd_cols": 1_000, "etl_end": "2000-01-31", "etl_freq": "1s"},
+    "quick": {"svd_rows": 3_000, "svd_cols": 200, "etl_end": "2000-01-03", "etl_freq": "60s"},
+}
 CONTINUOUS, CATEGORICAL = ["x", "y"], ["name", "id"]
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--device", choices=("auto", "cpu"), default="auto",
-                        help="auto: GPU workers where 2+ GPUs are usable, else CPU (default); cpu: CPU workers")
+    parser.add_argument(
+        "--device", choices=("auto", "cpu"), default="auto", help="auto: GPU workers where 2+ GPUs are usable, else CPU (default); cpu: CPU workers"
+    )
 
 
 def write_raw(path: str, end: str, freq: str) -> int:
@@ -54,7 +59,7 @@ def write_raw(path: str, end: str, freq: str) -> int:
         raw = dask.datasets.timeseries(start="2000-01-01", end=end, freq=freq, seed=7).reset_index()
         raw["label"] = (raw.x + raw.y > 0).astype("int8")
         raw.to_parquet(path, write_index=False)
-        return int(len(raw))
+        return len(raw)
 
 
 def _transform(df, means: dict[str, float], stds: dict[str, float], lookups: dict[str, dict[Any, int]]):
@@ -79,8 +84,7 @@ def etl(input_path: str, output_path: str) -> None:
         means, stds = to_host(means), to_host(stds)
         lookups = {c: {v: i for i, v in enumerate(sorted(to_host(u).tolist()), start=1)} for c, u in zip(CATEGORICAL, uniques)}
         meta = {c: ("int32" if c in CATEGORICAL else t) for c, t in ddf.dtypes.items()}
-        out = ddf.map_partitions(_transform, {c: float(means[c]) for c in CONTINUOUS}, {c: float(stds[c]) for c in CONTINUOUS},
-                                 lookups, meta=meta)
+        out = ddf.map_partitions(_transform, {c: float(means[c]) for c in CONTINUOUS}, {c: float(stds[c]) for c in CONTINUOUS}, lookups, meta=meta)
         out = out.shuffle(on="timestamp").map_partitions(lambda df: df.sample(frac=1.0, random_state=0))
         out.to_parquet(output_path, write_index=False)
 
@@ -93,8 +97,7 @@ def amdahl(speedup_2: float) -> dict[str, float]:
 
 def seed_reference() -> dict[str, Any]:
     t = SEED_001["seconds"]
-    return {**SEED_001, "speedup": {n: t[1] / t[n] for n in t}, "efficiency": {n: t[1] / t[n] / n for n in t},
-            "amdahl_from_1_to_2": amdahl(t[1] / t[2])}
+    return {**SEED_001, "speedup": {n: t[1] / t[n] for n in t}, "efficiency": {n: t[1] / t[n] / n for n in t}, "amdahl_from_1_to_2": amdahl(t[1] / t[2])}
 
 
 def run(args) -> dict:
@@ -153,17 +156,32 @@ def run(args) -> dict:
     summary = {w: {n: stats(v) for n, v in d.items()} for w, d in samples.items() if d}
     speedup = {w: {n: s["1"]["median"] / s[n]["median"] for n in s} for w, s in summary.items()}
     expected = {w: amdahl(sp["2"]) for w, sp in speedup.items() if "2" in sp}
-    return {"device": "gpu" if gpu else "cpu", "worker_counts": counts, "sizes": z, "etl_rows": rows, "reps": reps,
-            "samples": samples, "summary": summary, "speedup": speedup, "expected_amdahl": expected, "skipped": skipped,
-            "gpus_here": len(report.gpus), "reference_not_measured": seed_reference()}
+    return {
+        "device": "gpu" if gpu else "cpu",
+        "worker_counts": counts,
+        "sizes": z,
+        "etl_rows": rows,
+        "reps": reps,
+        "samples": samples,
+        "summary": summary,
+        "speedup": speedup,
+        "expected_amdahl": expected,
+        "skipped": skipped,
+        "gpus_here": len(report.gpus),
+        "reference_not_measured": seed_reference(),
+    }
 
 
 def markdown(result: dict) -> str:
     z, dev = result["sizes"], result["device"].upper()
-    lines = [common.header(result, f"Scaling 1 -> {max(result['worker_counts'])} workers ({dev}), {result['reps']} interleaved repetitions"),
-             f"svd: persisted {z['svd_rows']} x {z['svd_cols']} float64; etl: notebook 07's ETL on {result['etl_rows']} rows "
-             f"(timeseries to {z['etl_end']} at {z['etl_freq']}). Single-threaded workers on CPU, one per GPU on GPU.", "",
-             "| workload | workers | seconds min / median / max | speed-up (medians) | efficiency |", "|---|---|---|---|---|"]
+    lines = [
+        common.header(result, f"Scaling 1 -> {max(result['worker_counts'])} workers ({dev}), {result['reps']} interleaved repetitions"),
+        f"svd: persisted {z['svd_rows']} x {z['svd_cols']} float64; etl: notebook 07's ETL on {result['etl_rows']} rows "
+        f"(timeseries to {z['etl_end']} at {z['etl_freq']}). Single-threaded workers on CPU, one per GPU on GPU.",
+        "",
+        "| workload | workers | seconds min / median / max | speed-up (medians) | efficiency |",
+        "|---|---|---|---|---|",
+    ]
     for w, per_n in result["summary"].items():
         for n, s in per_n.items():
             sp = result["speedup"][w][n]
@@ -171,22 +189,28 @@ def markdown(result: dict) -> str:
     for w, why in result["skipped"].items():
         lines.append(f"| {w} | - | skipped: {why} | | |")
     ref = result["reference_not_measured"]
-    lines += ["", f"**Reference data, not measured by us** — {ref['source']}:", "",
-              "| GPUs | seconds | speed-up | efficiency |", "|---|---|---|---|"]
+    lines += ["", f"**Reference data, not measured by us** — {ref['source']}:", "", "| GPUs | seconds | speed-up | efficiency |", "|---|---|---|---|"]
     for n, t in ref["seconds"].items():
         lines.append(f"| {n} | {t} | {ref['speedup'][n]:.2f}x | {ref['efficiency'][n]:.2f} |")
     a = ref["amdahl_from_1_to_2"]
-    lines += ["", "Expected 1 -> N GPU behaviour: the seed's own 1 -> 2 step implies a serial fraction of "
-              f"{a['serial_fraction']:.3f} (Amdahl), which would predict {a['predicted_8']:.1f}x on 8 GPUs; the seed measured "
-              f"{ref['speedup'][8]:.2f}x, so for a shuffle-heavy ETL the communication that grows with N, not the serial part, "
-              "limits scaling beyond 2 GPUs (the seed notes UCX/NVLink help). Our runs:"]
+    lines += [
+        "",
+        "Expected 1 -> N GPU behaviour: the seed's own 1 -> 2 step implies a serial fraction of "
+        f"{a['serial_fraction']:.3f} (Amdahl), which would predict {a['predicted_8']:.1f}x on 8 GPUs; the seed measured "
+        f"{ref['speedup'][8]:.2f}x, so for a shuffle-heavy ETL the communication that grows with N, not the serial part, "
+        "limits scaling beyond 2 GPUs (the seed notes UCX/NVLink help). Our runs:",
+    ]
     for w, e in result["expected_amdahl"].items():
         if result["speedup"][w]["2"] <= 1:
-            lines.append(f"- {w}: 1 -> 2 workers {result['speedup'][w]['2']:.2f}x: no speed-up at this size (fixed costs dominate); "
-                         "Amdahl's law predicts nothing useful here.")
+            lines.append(
+                f"- {w}: 1 -> 2 workers {result['speedup'][w]['2']:.2f}x: no speed-up at this size (fixed costs dominate); "
+                "Amdahl's law predicts nothing useful here."
+            )
             continue
-        lines.append(f"- {w}: 1 -> 2 workers {result['speedup'][w]['2']:.2f}x -> serial fraction {e['serial_fraction']:.3f}; "
-                     f"Amdahl predicts {e['predicted_4']:.2f}x on 4 and {e['predicted_8']:.2f}x on 8 (an upper bound when communication grows with N).")
+        lines.append(
+            f"- {w}: 1 -> 2 workers {result['speedup'][w]['2']:.2f}x -> serial fraction {e['serial_fraction']:.3f}; "
+            f"Amdahl predicts {e['predicted_4']:.2f}x on 4 and {e['predicted_8']:.2f}x on 8 (an upper bound when communication grows with N)."
+        )
     if result["device"] == "cpu" and result["gpus_here"] < 2:
         lines.append(f"- {result['gpus_here']} GPU(s) here: 1 -> N GPUs was not measured; the CPU runs above stand in for it.")
     lines.append("")

@@ -22,7 +22,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import common
 from .common import fmt, stats
@@ -35,8 +36,9 @@ SEED_POOL = 16 * 2**30  # seed 002: rmm_pool_size=parse_bytes("16GiB")
 
 def add_arguments(parser) -> None:
     parser.add_argument("--repeats", dest="reps", type=int, help="same as --reps (older name)")
-    parser.add_argument("--device", choices=("auto", "cpu"), default="auto",
-                        help="auto: CPU comparison, plus the GPU one when a GPU is usable (default); cpu: CPU only")
+    parser.add_argument(
+        "--device", choices=("auto", "cpu"), default="auto", help="auto: CPU comparison, plus the GPU one when a GPU is usable (default); cpu: CPU only"
+    )
 
 
 def _close_raw(client: Any, cluster: Any) -> float:
@@ -81,8 +83,12 @@ def gpu_config(report: Any) -> dict[str, Any]:
     from gpu_dask_kit.memory import align_pool_size
 
     smallest = min(g.memory_total for g in report.gpus)
-    return {"n_workers": len(report.gpus), "visible": ",".join(str(g.index) for g in report.gpus),
-            "pool": align_pool_size(min(SEED_POOL, smallest // 2)), "device_memory_limit": int(0.8 * smallest)}
+    return {
+        "n_workers": len(report.gpus),
+        "visible": ",".join(str(g.index) for g in report.gpus),
+        "pool": align_pool_size(min(SEED_POOL, smallest // 2)),
+        "device_memory_limit": int(0.8 * smallest),
+    }
 
 
 _cupy_probe: Callable[[], float] = lambda: float(__import__("cupy").arange(1000, dtype="float64").sum())  # noqa: E731
@@ -97,9 +103,15 @@ def raw_gpu_once(cfg: dict[str, Any]) -> tuple[float, float]:
     from rmm.allocators.cupy import rmm_cupy_allocator
 
     t0 = time.perf_counter()
-    cluster = LocalCUDACluster(n_workers=cfg["n_workers"], threads_per_worker=1, CUDA_VISIBLE_DEVICES=cfg["visible"],
-                               device_memory_limit=cfg["device_memory_limit"], memory_limit=GPU_HOST_MEMORY,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    cluster = LocalCUDACluster(
+        n_workers=cfg["n_workers"],
+        threads_per_worker=1,
+        CUDA_VISIBLE_DEVICES=cfg["visible"],
+        device_memory_limit=cfg["device_memory_limit"],
+        memory_limit=GPU_HOST_MEMORY,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    )
     client = Client(cluster)
     client.wait_for_workers(cfg["n_workers"])
     client.run(rmm.reinitialize, pool_allocator=True, initial_pool_size=cfg["pool"])
@@ -114,8 +126,15 @@ def kit_gpu_once(cfg: dict[str, Any]) -> tuple[float, float]:
     import gpu_dask_kit as kit
 
     t0 = time.perf_counter()
-    session = kit.start_cluster(device="gpu", n_workers=cfg["n_workers"], threads_per_worker=1, memory_limit=GPU_HOST_MEMORY,
-                                rmm_pool_size=cfg["pool"], device_memory_limit=cfg["device_memory_limit"], verbose=False)
+    session = kit.start_cluster(
+        device="gpu",
+        n_workers=cfg["n_workers"],
+        threads_per_worker=1,
+        memory_limit=GPU_HOST_MEMORY,
+        rmm_pool_size=cfg["pool"],
+        device_memory_limit=cfg["device_memory_limit"],
+        verbose=False,
+    )
     session.client.submit(_cupy_probe).result()
     ready = time.perf_counter() - t0
     t1 = time.perf_counter()
@@ -124,9 +143,12 @@ def kit_gpu_once(cfg: dict[str, Any]) -> tuple[float, float]:
 
 
 # -- the benchmark -------------------------------------------------------------------------------------------
-LABELS = {"raw_cpu": "raw LocalCluster + Client", "kit_cpu": "gpu_dask_kit.start_cluster(device='cpu')",
-          "raw_gpu": "raw LocalCUDACluster + hand-written RMM pool and CuPy allocator (seed 002)",
-          "kit_gpu": "gpu_dask_kit.start_cluster(device='gpu', rmm_pool_size=P)"}
+LABELS = {
+    "raw_cpu": "raw LocalCluster + Client",
+    "kit_cpu": "gpu_dask_kit.start_cluster(device='cpu')",
+    "raw_gpu": "raw LocalCUDACluster + hand-written RMM pool and CuPy allocator (seed 002)",
+    "kit_gpu": "gpu_dask_kit.start_cluster(device='gpu', rmm_pool_size=P)",
+}
 
 
 def run(args) -> dict:
@@ -156,27 +178,40 @@ def run(args) -> dict:
         kit, raw = summary.get(f"kit_{device}"), summary.get(f"raw_{device}")
         if kit and raw:
             ratios[device] = {k: kit[k]["median"] / raw[k]["median"] for k in ("ready", "close")}
-            ratios[device]["start_plus_close"] = ((kit["ready"]["median"] + kit["close"]["median"])
-                                                  / (raw["ready"]["median"] + raw["close"]["median"]))
-    return {"config": config, "reps": reps, "gpu_skipped": None if "gpu" in config else report.reason_text,
-            "samples": samples, "summary": summary, "ratio_median": ratios, "goal_ratio": 1.05}
+            ratios[device]["start_plus_close"] = (kit["ready"]["median"] + kit["close"]["median"]) / (raw["ready"]["median"] + raw["close"]["median"])
+    return {
+        "config": config,
+        "reps": reps,
+        "gpu_skipped": None if "gpu" in config else report.reason_text,
+        "samples": samples,
+        "summary": summary,
+        "ratio_median": ratios,
+        "goal_ratio": 1.05,
+    }
 
 
 def markdown(result: dict) -> str:
     s = result["summary"]
-    lines = [common.header(result, f"Start and close: kit vs raw, {result['reps']} interleaved repetitions"),
-             "| cluster | ready min / median / max (s) | close min / median / max (s) |", "|---|---|---|"]
+    lines = [
+        common.header(result, f"Start and close: kit vs raw, {result['reps']} interleaved repetitions"),
+        "| cluster | ready min / median / max (s) | close min / median / max (s) |",
+        "|---|---|---|",
+    ]
     for name in s:
         lines.append(f"| {LABELS[name]} | {fmt(s[name]['ready'])} | {fmt(s[name]['close'])} |")
     lines.append("")
     for device, q in result["ratio_median"].items():
         verdict = "kit faster" if q["start_plus_close"] < 1 else ("within goal" if q["start_plus_close"] <= result["goal_ratio"] else "ABOVE GOAL")
-        lines.append(f"- {device.upper()}: kit / raw (medians): ready {q['ready']:.3f}, close {q['close']:.3f}, "
-                     f"start + close **{q['start_plus_close']:.3f}** (goal <= {result['goal_ratio']}: {verdict})")
+        lines.append(
+            f"- {device.upper()}: kit / raw (medians): ready {q['ready']:.3f}, close {q['close']:.3f}, "
+            f"start + close **{q['start_plus_close']:.3f}** (goal <= {result['goal_ratio']}: {verdict})"
+        )
     if "gpu" in result["config"]:
         g = result["config"]["gpu"]
-        lines.append(f"- GPU set-up on both sides: {g['n_workers']} worker(s), RMM pool {g['pool'] / 2**30:.1f} GiB, "
-                     f"device_memory_limit {g['device_memory_limit'] / 2**30:.1f} GiB, host memory {g['memory_limit']} per worker.")
+        lines.append(
+            f"- GPU set-up on both sides: {g['n_workers']} worker(s), RMM pool {g['pool'] / 2**30:.1f} GiB, "
+            f"device_memory_limit {g['device_memory_limit'] / 2**30:.1f} GiB, host memory {g['memory_limit']} per worker."
+        )
     else:
         lines.append(f"- GPU comparison not run: {result['gpu_skipped']}")
     lines.append("")

@@ -27,8 +27,9 @@ are also given as a fraction of the GPU's peak (``bench/peaks.py``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from itertools import combinations
-from typing import Any, Callable
+from typing import Any
 
 from . import common, peaks
 from .common import Timer, fmt, stats
@@ -37,10 +38,30 @@ NAME = "workloads"
 HEAVY = ("svd",)
 
 SIZES = {
-    "seed": dict(svd_rows=100_000, svd_cols=1_000, svd_chunk=1_000, ts_end="2000-01-31", ts_freq="1s",
-                 reg_rows=1_000_000, reg_features=50, pc_rows=2_000_000, pc_cols=100, pc_chunk=100_000),
-    "quick": dict(svd_rows=4_000, svd_cols=200, svd_chunk=1_000, ts_end="2000-01-03", ts_freq="20s",
-                  reg_rows=20_000, reg_features=6, pc_rows=100_000, pc_cols=20, pc_chunk=10_000),
+    "seed": dict(
+        svd_rows=100_000,
+        svd_cols=1_000,
+        svd_chunk=1_000,
+        ts_end="2000-01-31",
+        ts_freq="1s",
+        reg_rows=1_000_000,
+        reg_features=50,
+        pc_rows=2_000_000,
+        pc_cols=100,
+        pc_chunk=100_000,
+    ),
+    "quick": dict(
+        svd_rows=4_000,
+        svd_cols=200,
+        svd_chunk=1_000,
+        ts_end="2000-01-03",
+        ts_freq="20s",
+        reg_rows=20_000,
+        reg_features=6,
+        pc_rows=100_000,
+        pc_cols=20,
+        pc_chunk=10_000,
+    ),
 }
 
 #: Nominal work of each step: FLOPs, or bytes that must be touched at least once (a lower bound on the real
@@ -48,7 +69,7 @@ SIZES = {
 WORK: dict[str, str] = {
     "svd.generate": "bytes = 8 m n (each element written once)",
     "svd.svd": "FLOPs = 6 m n^2 + 20 n^3 (thin R-SVD giving U1, S, V: Golub & Van Loan, Matrix Computations, 5.4.5); "
-               "dask's tsqr does more than this, so the rate is a nominal one",
+    "dask's tsqr does more than this, so the rate is a nominal one",
     "dataframe.load": "bytes = B(frame): pandas/cuDF memory_usage(deep=True) of the persisted frame, written once",
     "dataframe.groupby": "bytes = B(id, name, x): the grouped and aggregated columns, read once",
     "dataframe.sort": "bytes = 2 B(frame): read and write every column once",
@@ -61,13 +82,21 @@ WORK: dict[str, str] = {
     "persist_compute.to_client": "bytes = 8 m n moved from the workers into this process (a transfer rate, not memory bandwidth)",
 }
 #: Steps whose byte rate is compared with the GPU's memory bandwidth (the transfer is not).
-MEMORY_BOUND = {"svd.generate", "dataframe.load", "dataframe.groupby", "dataframe.sort", "dataframe.sort_rolling",
-                "regressions.fits", "persist_compute.from_scratch", "persist_compute.persist", "persist_compute.from_persisted"}
+MEMORY_BOUND = {
+    "svd.generate",
+    "dataframe.load",
+    "dataframe.groupby",
+    "dataframe.sort",
+    "dataframe.sort_rolling",
+    "regressions.fits",
+    "persist_compute.from_scratch",
+    "persist_compute.persist",
+    "persist_compute.from_persisted",
+}
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--heavy-reps", type=int, default=None,
-                        help="repetitions of the svd (default: 1 on a CPU-only machine, else --reps)")
+    parser.add_argument("--heavy-reps", type=int, default=None, help="repetitions of the svd (default: 1 on a CPU-only machine, else --reps)")
     parser.add_argument("--devices", default=None, help="comma-separated: cpu, gpu (default: gpu,cpu with a GPU, else cpu)")
     parser.add_argument("--only", default=None, help="comma-separated workloads: svd, dataframe, regressions, persist_compute")
 
@@ -93,8 +122,7 @@ def svd(session: Any, z: dict[str, Any]) -> dict[str, Any]:
         u, s, v = dask.persist(*da.linalg.svd(x))
         _wait(u, s, v)
     del x, u, s, v
-    return {"generate": {"seconds": t_gen.seconds, "bytes": 8 * m * n},
-            "svd": {"seconds": t_svd.seconds, "flops": 6 * m * n**2 + 20 * n**3}}
+    return {"generate": {"seconds": t_gen.seconds, "bytes": 8 * m * n}, "svd": {"seconds": t_svd.seconds, "flops": 6 * m * n**2 + 20 * n**3}}
 
 
 def _sort_and_rolling_mean(df):
@@ -112,7 +140,7 @@ def dataframe(session: Any, z: dict[str, Any]) -> dict[str, Any]:
     usage = ddf.memory_usage(deep=True, index=True).compute()
     frame = int(usage.sum())
     grouped = int(sum(usage[c] for c in ("id", "name", "x")))
-    rows = int(len(ddf))
+    rows = len(ddf)
     with Timer() as t_group:
         ddf.groupby(["id", "name"]).agg({"x": ["sum", "mean"]}).compute()
     with Timer() as t_sort:
@@ -121,10 +149,12 @@ def dataframe(session: Any, z: dict[str, Any]) -> dict[str, Any]:
         result = ddf.map_partitions(_sort_and_rolling_mean, meta={"x": "float64", "y": "float64"}).persist()
         _wait(result)
     del ddf, result
-    return {"load": {"seconds": t_load.seconds, "bytes": frame, "rows": rows},
-            "groupby": {"seconds": t_group.seconds, "bytes": grouped},
-            "sort": {"seconds": t_sort.seconds, "bytes": 2 * frame},
-            "sort_rolling": {"seconds": t_roll.seconds, "bytes": 2 * frame + 32 * rows}}
+    return {
+        "load": {"seconds": t_load.seconds, "bytes": frame, "rows": rows},
+        "groupby": {"seconds": t_group.seconds, "bytes": grouped},
+        "sort": {"seconds": t_sort.seconds, "bytes": 2 * frame},
+        "sort_rolling": {"seconds": t_roll.seconds, "bytes": 2 * frame + 32 * rows},
+    }
 
 
 def _fit_pair(data: Any, a: int, b: int, y: int) -> tuple[tuple[int, int], list[float]]:
@@ -167,9 +197,10 @@ def regressions(session: Any, z: dict[str, Any]) -> dict[str, Any]:
     coefs = dict(results)[(0, 1)]
     ok = abs(coefs[0] - 2.0) < 0.1 and abs(coefs[1] + 3.0) < 0.1
     del future, data
-    return {"scatter": {"seconds": t_scatter.seconds, "bytes": 8 * rows * (features + 1) * session.n_workers},
-            "fits": {"seconds": t_fits.seconds, "bytes": len(pairs) * 24 * rows, "flops": len(pairs) * 21 * rows,
-                     "pairs": len(pairs), "check_y_on_x0_x1": ok}}
+    return {
+        "scatter": {"seconds": t_scatter.seconds, "bytes": 8 * rows * (features + 1) * session.n_workers},
+        "fits": {"seconds": t_fits.seconds, "bytes": len(pairs) * 24 * rows, "flops": len(pairs) * 21 * rows, "pairs": len(pairs), "check_y_on_x0_x1": ok},
+    }
 
 
 def persist_compute(session: Any, z: dict[str, Any]) -> dict[str, Any]:
@@ -187,14 +218,20 @@ def persist_compute(session: Any, z: dict[str, Any]) -> dict[str, Any]:
     with Timer() as t_local:
         local = xp.compute()
     del local, xp
-    return {"from_scratch": {"seconds": t_scratch.seconds, "bytes": 16 * m * n},
-            "persist": {"seconds": t_persist.seconds, "bytes": 8 * m * n},
-            "from_persisted": {"seconds": t_again.seconds, "bytes": 8 * m * n},
-            "to_client": {"seconds": t_local.seconds, "bytes": 8 * m * n}}
+    return {
+        "from_scratch": {"seconds": t_scratch.seconds, "bytes": 16 * m * n},
+        "persist": {"seconds": t_persist.seconds, "bytes": 8 * m * n},
+        "from_persisted": {"seconds": t_again.seconds, "bytes": 8 * m * n},
+        "to_client": {"seconds": t_local.seconds, "bytes": 8 * m * n},
+    }
 
 
 WORKLOADS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
-    "svd": svd, "dataframe": dataframe, "regressions": regressions, "persist_compute": persist_compute}
+    "svd": svd,
+    "dataframe": dataframe,
+    "regressions": regressions,
+    "persist_compute": persist_compute,
+}
 
 
 # -- the benchmark -------------------------------------------------------------------------------------------
@@ -251,8 +288,11 @@ def run(args) -> dict:
     for r, order in enumerate(common.rotations(devices, rounds)):
         for device in order:
             session = _start(device)
-            clusters[device] = {"backend": session.backend, "n_workers": session.n_workers,
-                                "threads_per_worker": session.plan.kwargs.get("threads_per_worker") if session.plan else None}
+            clusters[device] = {
+                "backend": session.backend,
+                "n_workers": session.n_workers,
+                "threads_per_worker": session.plan.kwargs.get("threads_per_worker") if session.plan else None,
+            }
             try:
                 for name in names:
                     if due[name] <= r:
@@ -273,42 +313,64 @@ def run(args) -> dict:
     for device in devices:
         for key, values in seconds[device].items():
             s = stats(values)
-            steps[device][key] = {"seconds": s, **entries[device][key],
-                                  **rates(key, s["median"], entries[device][key], gpu_peaks if device == "gpu" else None,
-                                          clusters["gpu"]["n_workers"] if device == "gpu" else 1)}
+            steps[device][key] = {
+                "seconds": s,
+                **entries[device][key],
+                **rates(key, s["median"], entries[device][key], gpu_peaks if device == "gpu" else None, clusters["gpu"]["n_workers"] if device == "gpu" else 1),
+            }
     speedup = {}
     if "gpu" in steps and "cpu" in steps:
         speedup = {k: steps["cpu"][k]["seconds"]["median"] / v["seconds"]["median"] for k, v in steps["gpu"].items() if k in steps["cpu"]}
-    return {"sizes": z, "reps": due, "devices": devices, "clusters": clusters, "steps": steps, "samples": seconds,
-            "skipped": skipped, "speedup_gpu_over_cpu": speedup, "gpu_peaks": gpu_peaks, "work": WORK}
+    return {
+        "sizes": z,
+        "reps": due,
+        "devices": devices,
+        "clusters": clusters,
+        "steps": steps,
+        "samples": seconds,
+        "skipped": skipped,
+        "speedup_gpu_over_cpu": speedup,
+        "gpu_peaks": gpu_peaks,
+        "work": WORK,
+    }
 
 
 def markdown(result: dict) -> str:
     z, due = result["sizes"], result["reps"]
-    lines = [common.header(result, "Seed-scale workloads"),
-             f"Sizes: SVD {z['svd_rows']} x {z['svd_cols']} (chunks {z['svd_chunk']} rows); timeseries 2000-01-01..{z['ts_end']} "
-             f"at {z['ts_freq']}; {z['reg_features'] * (z['reg_features'] - 1) // 2} regressions on {z['reg_rows']} x {z['reg_features']}; "
-             f"persist/compute on {z['pc_rows']} x {z['pc_cols']}. Repetitions: " + ", ".join(f"{k} {v}" for k, v in due.items()) + ".",
-             "Clusters: " + "; ".join(f"{d.upper()}: {c['n_workers']} worker(s) x {c['threads_per_worker']} thread(s)"
-                                     for d, c in result["clusters"].items()) + ".", "",
-             "| step | device | seconds min / median / max | achieved (median) | of GPU peak |", "|---|---|---|---|---|"]
+    lines = [
+        common.header(result, "Seed-scale workloads"),
+        f"Sizes: SVD {z['svd_rows']} x {z['svd_cols']} (chunks {z['svd_chunk']} rows); timeseries 2000-01-01..{z['ts_end']} "
+        f"at {z['ts_freq']}; {z['reg_features'] * (z['reg_features'] - 1) // 2} regressions on {z['reg_rows']} x {z['reg_features']}; "
+        f"persist/compute on {z['pc_rows']} x {z['pc_cols']}. Repetitions: " + ", ".join(f"{k} {v}" for k, v in due.items()) + ".",
+        "Clusters: " + "; ".join(f"{d.upper()}: {c['n_workers']} worker(s) x {c['threads_per_worker']} thread(s)" for d, c in result["clusters"].items()) + ".",
+        "",
+        "| step | device | seconds min / median / max | achieved (median) | of GPU peak |",
+        "|---|---|---|---|---|",
+    ]
     for device, steps in result["steps"].items():
         for key, s in steps.items():
-            rate = ", ".join(x for x in (f"{s['gflops']:.3g} GFLOP/s" if "gflops" in s and key == "svd.svd" else "",
-                                         f"{s['gbps']:.3g} GB/s" if "gbps" in s else "") if x)
+            rate = ", ".join(
+                x for x in (f"{s['gflops']:.3g} GFLOP/s" if "gflops" in s and key == "svd.svd" else "", f"{s['gbps']:.3g} GB/s" if "gbps" in s else "") if x
+            )
             frac = ", ".join(f"{s[k] * 100:.1f} % {label}" for k, label in (("of_fp64_peak", "FP64"), ("of_bandwidth_peak", "bandwidth")) if k in s)
             lines.append(f"| {key} | {device.upper()} | {fmt(s['seconds'], 3)} | {rate} | {frac or '-'} |")
     for device, why in result["skipped"].items():
         for name, text in why.items():
             lines.append(f"| {name} | {device.upper()} | skipped: {text} | | |")
     if result["speedup_gpu_over_cpu"]:
-        lines += ["", "GPU / CPU speed-up (CPU median / GPU median, same run, same machine): "
-                  + ", ".join(f"{k} **{v:.1f}x**" for k, v in result["speedup_gpu_over_cpu"].items())]
+        lines += [
+            "",
+            "GPU / CPU speed-up (CPU median / GPU median, same run, same machine): "
+            + ", ".join(f"{k} **{v:.1f}x**" for k, v in result["speedup_gpu_over_cpu"].items()),
+        ]
     if result["gpu_peaks"]:
         p = result["gpu_peaks"]
-        lines += ["", f"Peaks used ({p['label']}, vendor data sheet): FP64 {p['fp64_tflops']} TFLOP/s"
-                  + (f" ({p['fp64_tensor_tflops']} on tensor cores, the ceiling used)" if p.get("fp64_tensor_tflops") else "")
-                  + f", memory {p['mem_gbps']} GB/s."]
+        lines += [
+            "",
+            f"Peaks used ({p['label']}, vendor data sheet): FP64 {p['fp64_tflops']} TFLOP/s"
+            + (f" ({p['fp64_tensor_tflops']} on tensor cores, the ceiling used)" if p.get("fp64_tensor_tflops") else "")
+            + f", memory {p['mem_gbps']} GB/s.",
+        ]
     lines += ["", "Nominal work (m x n float64 arrays):", *[f"- `{k}`: {v}" for k, v in result["work"].items()], ""]
     return "\n".join(lines)
 

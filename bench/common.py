@@ -26,7 +26,8 @@ import socket
 import statistics
 import sys
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import psutil
 
@@ -35,9 +36,31 @@ RESULTS = os.path.join(HERE, "results")
 #: Where --quick runs write unless --out says otherwise (ignored by git: bench/.gitignore).
 QUICK_RESULTS = os.path.join(RESULTS, "quick")
 
-_VERSIONED = ("gpu-dask-kit", "dask", "distributed", "numpy", "pandas", "pyarrow", "scikit-learn", "psutil",
-              "nbclient", "ipykernel", "dask-cuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "rmm", "rmm-cu12",
-              "rmm-cu13", "cudf", "cudf-cu12", "cudf-cu13", "dask-cudf", "cuml", "nvidia-ml-py")
+_VERSIONED = (
+    "gpu-dask-kit",
+    "dask",
+    "distributed",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scikit-learn",
+    "psutil",
+    "nbclient",
+    "ipykernel",
+    "dask-cuda",
+    "cupy",
+    "cupy-cuda12x",
+    "cupy-cuda13x",
+    "rmm",
+    "rmm-cu12",
+    "rmm-cu13",
+    "cudf",
+    "cudf-cu12",
+    "cudf-cu13",
+    "dask-cudf",
+    "cuml",
+    "nvidia-ml-py",
+)
 
 
 # -- statistics --------------------------------------------------------------------------------------------
@@ -54,7 +77,7 @@ def fmt(s: dict[str, float], digits: int = 2) -> str:
 def rotations(names: list[str], reps: int) -> list[list[str]]:
     """The order of the conditions in each repetition: rotated by one each time (a, b, c / b, c, a / ...),
     so slow drift of the machine's load hits every condition alike."""
-    return [names[i % len(names):] + names[:i % len(names)] for i in range(reps)]
+    return [names[i % len(names) :] + names[: i % len(names)] for i in range(reps)]
 
 
 def interleave(conditions: dict[str, Callable[[], Any]], reps: int, log: Callable[[str], None] | None = print) -> dict[str, list[Any]]:
@@ -72,7 +95,7 @@ def interleave(conditions: dict[str, Callable[[], Any]], reps: int, log: Callabl
 class Timer:
     """``with Timer() as t: ...`` then ``t.seconds``."""
 
-    def __enter__(self) -> "Timer":
+    def __enter__(self) -> Timer:
         self._start = time.perf_counter()
         return self
 
@@ -96,10 +119,20 @@ def machine() -> dict[str, Any]:
         slug = (f"{len(gpus)}x-" if len(gpus) > 1 else "") + _slug(gpus[0])
     else:
         slug = f"cpu{os.cpu_count()}"
-    return {"host": socket.gethostname(), "cpus": os.cpu_count(), "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
-            "python": platform.python_version(), "mode": report.mode, "reason": report.reason_text, "gpus": gpus,
-            "gpu_memory_gib": [round(g.memory_total / 2**30, 1) for g in report.gpus],
-            "driver": report.driver_version, "cuda": report.cuda_version, "platform": platform.platform(), "slug": slug}
+    return {
+        "host": socket.gethostname(),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": platform.python_version(),
+        "mode": report.mode,
+        "reason": report.reason_text,
+        "gpus": gpus,
+        "gpu_memory_gib": [round(g.memory_total / 2**30, 1) for g in report.gpus],
+        "driver": report.driver_version,
+        "cuda": report.cuda_version,
+        "platform": platform.platform(),
+        "slug": slug,
+    }
 
 
 def versions() -> dict[str, str]:
@@ -121,14 +154,22 @@ def header(result: dict[str, Any], title: str) -> str:
     """The first lines of a benchmark's markdown: title, date, machine, versions, command."""
     m, v = result["machine"], result["versions"]
     where = f"{m['slug']}: {m['cpus']} cores, {m['memory_gib']} GiB" + (f", {', '.join(m['gpus'])}" if m["gpus"] else "")
-    libs = ", ".join(f"{k} {v[k]}" for k in ("dask", "distributed", "numpy", "pandas", "dask-cuda", "cupy", "cupy-cuda12x",
-                                               "cupy-cuda13x", "rmm", "rmm-cu12", "rmm-cu13", "cudf") if k in v)
+    libs = ", ".join(
+        f"{k} {v[k]}"
+        for k in ("dask", "distributed", "numpy", "pandas", "dask-cuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "rmm", "rmm-cu12", "rmm-cu13", "cudf")
+        if k in v
+    )
     quick = " **(--quick: tiny sizes, for checking the code only; not a measurement)**" if result.get("quick") else ""
-    return "\n".join([
-        f"### {title}{quick}", "",
-        f"_{result['date']} · {where} · mode {m['mode'].upper()} · Python {m['python']}, {libs} · "
-        f"load average before/after {result.get('load_before')} / {result.get('load_after')} · "
-        f"`{result['command']}` · {result['duration_s']:.0f} s_", ""])
+    return "\n".join(
+        [
+            f"### {title}{quick}",
+            "",
+            f"_{result['date']} · {where} · mode {m['mode'].upper()} · Python {m['python']}, {libs} · "
+            f"load average before/after {result.get('load_before')} / {result.get('load_after')} · "
+            f"`{result['command']}` · {result['duration_s']:.0f} s_",
+            "",
+        ]
+    )
 
 
 # -- processes ---------------------------------------------------------------------------------------------
@@ -170,8 +211,9 @@ def leftovers(before: set[int], timeout: float = 20.0) -> list[int]:
 def common_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="tiny sizes and 1 repetition: checks the code in seconds, measures nothing")
     parser.add_argument("--reps", type=int, default=None, help="repetitions per condition (default: the benchmark's own)")
-    parser.add_argument("--out", default=None, help=f"folder for the result files (default {os.path.relpath(RESULTS)}, "
-                                                     f"or {os.path.relpath(QUICK_RESULTS)} with --quick)")
+    parser.add_argument(
+        "--out", default=None, help=f"folder for the result files (default {os.path.relpath(RESULTS)}, or {os.path.relpath(QUICK_RESULTS)} with --quick)"
+    )
     return parser
 
 
@@ -183,8 +225,12 @@ def module_name(module: Any) -> str:
 
 def parser_for(module: Any) -> argparse.ArgumentParser:
     doc = (module.__doc__ or module.NAME).strip()
-    parser = argparse.ArgumentParser(prog=f"python -m {module_name(module)}", description=doc.splitlines()[0],
-                                     epilog="\n".join(doc.splitlines()[1:]), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {module_name(module)}",
+        description=doc.splitlines()[0],
+        epilog="\n".join(doc.splitlines()[1:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     common_arguments(parser)
     module.add_arguments(parser)
     return parser
@@ -203,9 +249,18 @@ def measure(module: Any, args: argparse.Namespace, command: str) -> dict[str, An
         result = module.run(args)
     finally:
         ended = leftovers(before)
-    wrapper = {"benchmark": module.NAME, "date": date, "quick": bool(args.quick), "command": command,
-               "duration_s": time.perf_counter() - start, "load_before": load_before, "load_after": load_average(),
-               "machine": machine(), "versions": versions(), "leftover_processes": ended}
+    wrapper = {
+        "benchmark": module.NAME,
+        "date": date,
+        "quick": bool(args.quick),
+        "command": command,
+        "duration_s": time.perf_counter() - start,
+        "load_before": load_before,
+        "load_after": load_average(),
+        "machine": machine(),
+        "versions": versions(),
+        "leftover_processes": ended,
+    }
     clash = set(wrapper) & set(result)
     if clash:
         raise KeyError(f"{module.NAME}.run() returned reserved keys {sorted(clash)}")
@@ -233,8 +288,10 @@ def write(name: str, payload: dict[str, Any], markdown: str, out: str | None = N
     """Write ``<out>/<date>-<machine>-<name>.json`` and ``.md``; return the paths."""
     folder = out_dir(out, bool(payload.get("quick")))
     base = os.path.join(folder, f"{tag(payload)}-{name}")
-    return (write_text(base + ".json", json.dumps(payload, indent=1, default=str) + "\n"),
-            write_text(base + ".md", markdown if markdown.endswith("\n") else markdown + "\n"))
+    return (
+        write_text(base + ".json", json.dumps(payload, indent=1, default=str) + "\n"),
+        write_text(base + ".md", markdown if markdown.endswith("\n") else markdown + "\n"),
+    )
 
 
 def main_for(module: Any, argv: list[str] | None = None) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """A script with the kit's cluster flags: runs on a laptop, a GPU box, or an existing SLURM/K8s cluster.
 
-    python examples/train_script.py --device cpu --n-workers 2
-    python examples/train_script.py --rmm-pool-size 0.5 --device-memory-limit 0.8        # local GPUs
-    python examples/train_script.py --scheduler-file /shared/scheduler.json              # SLURM
-    python examples/train_script.py --scheduler-address tcp://dask-scheduler:8786        # Kubernetes
+python examples/train_script.py --device cpu --n-workers 2
+python examples/train_script.py --rmm-pool-size 0.5 --device-memory-limit 0.8        # local GPUs
+python examples/train_script.py --scheduler-file /shared/scheduler.json              # SLURM
+python examples/train_script.py --scheduler-address tcp://dask-scheduler:8786        # Kubernetes
 """
 
 import argparse

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 from ._version import __version__
 from .memory import format_bytes
-from .workshop import lab_command
 
 __all__ = ["main", "build_parser"]
 
@@ -102,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--json", action="store_true", help="Print the sessions as JSON.")
     sessions.set_defaults(func=_cmd_sessions)
 
-    lab = sub.add_parser("lab", help="Open the workshop (00_start_here) in JupyterLab, bound to 127.0.0.1; outside a checkout, first copy it to ~/gpu-dask-kit-workshop.")
+    lab = sub.add_parser(
+        "lab", help="Open the workshop (00_start_here) in JupyterLab, bound to 127.0.0.1; outside a checkout, first copy it to ~/gpu-dask-kit-workshop."
+    )
     lab.add_argument("--notebook-dir", default=None, help="Serve this folder instead of the workshop.")
     lab.add_argument("--port", type=int, default=None, help="Port (default: Jupyter's, 8888 or the next free one).")
     lab.add_argument("--no-browser", action="store_true", help="Do not open a browser.")

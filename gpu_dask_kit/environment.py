@@ -230,8 +230,11 @@ def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], n
     dask_cuda = libraries.get("dask_cuda")
     if dask_cuda is None or not dask_cuda.installed or dask_cuda.importable is False:
         why = dask_cuda.error if dask_cuda and dask_cuda.error else "it is not installed"
-        return "cpu", Reason.NO_DASK_CUDA, (f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); "
-                                            "install gpu-dask-kit[gpu-cu12] or [gpu-cu13].")
+        return (
+            "cpu",
+            Reason.NO_DASK_CUDA,
+            (f"CPU mode: {len(gpus)} GPU(s) found, but dask-cuda cannot be used ({why}); install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."),
+        )
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
@@ -274,8 +277,16 @@ def sample_gpus() -> GPUSample:
                 util = int(nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
             except Exception:
                 util = None
-            samples.append({"index": index, "name": _text(nvml.nvmlDeviceGetName(handle)), "uuid": _text(nvml.nvmlDeviceGetUUID(handle)),
-                            "memory_total": int(mem.total), "memory_used": int(mem.used), "utilization": util})
+            samples.append(
+                {
+                    "index": index,
+                    "name": _text(nvml.nvmlDeviceGetName(handle)),
+                    "uuid": _text(nvml.nvmlDeviceGetUUID(handle)),
+                    "memory_total": int(mem.total),
+                    "memory_used": int(mem.used),
+                    "utilization": util,
+                }
+            )
     except Exception as exc:
         return GPUSample((), f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).", now)
     if not samples:

@@ -73,9 +73,7 @@ def parse_size(value: object, parameter: str) -> Size:
     try:
         parsed = parse_bytes(text)
     except (ValueError, TypeError):
-        raise OptionError(
-            parameter, value, _SIZE_FORMS, "check the unit: KB, MB, GB, TB, KiB, MiB, GiB or TiB"
-        ) from None
+        raise OptionError(parameter, value, _SIZE_FORMS, "check the unit: KB, MB, GB, TB, KiB, MiB, GiB or TiB") from None
     if parsed <= 0:
         raise OptionError(parameter, value, _SIZE_FORMS, "a size must be greater than zero")
     return int(parsed)
@@ -83,9 +81,7 @@ def parse_size(value: object, parameter: str) -> Size:
 
 def _fraction(number: float, original: object, parameter: str) -> float:
     if not (0.0 < number <= 1.0) or number != number:  # NaN fails both
-        raise OptionError(
-            parameter, original, _SIZE_FORMS, "a fraction must be greater than 0 and at most 1"
-        )
+        raise OptionError(parameter, original, _SIZE_FORMS, "a fraction must be greater than 0 and at most 1")
     return float(number)
 
 

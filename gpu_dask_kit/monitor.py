@@ -18,8 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level",
-           "MEMORY_WARN", "MEMORY_CRITICAL"]
+__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level", "MEMORY_WARN", "MEMORY_CRITICAL"]
 
 #: Fraction of a limit from which memory is shown as a warning (widget and sidebar alike).
 MEMORY_WARN = 0.8
@@ -31,7 +30,7 @@ FRESH_TIMEOUT = 3.0
 
 
 def memory_level(fraction: float | None) -> str:
-    """"ok", "warn" or "critical" for a used / limit fraction (None: "ok").
+    """ "ok", "warn" or "critical" for a used / limit fraction (None: "ok").
 
     >>> memory_level(0.5), memory_level(0.8), memory_level(0.97), memory_level(None)
     ('ok', 'warn', 'critical', 'ok')
@@ -103,7 +102,9 @@ def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_me
     gpu_now, gpu_info = metrics.get("gpu") or {}, info.get("gpu") or {}
     gpu = bool(gpu_now or gpu_info or kit.get("device_index") is not None)
     return WorkerMemory(
-        name=str(info.get("name", address)), address=address, pid=int(kit.get("pid") or 0),
+        name=str(info.get("name", address)),
+        address=address,
+        pid=int(kit.get("pid") or 0),
         host_memory_used=int(metrics.get("memory") or 0),
         host_memory_limit=int(info.get("memory_limit") or 0) or None,
         spilled_to_disk=int(spilled.get("disk") or 0),
@@ -111,7 +112,8 @@ def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_me
         device_memory_used=int(gpu_now["memory-used"]) if gpu and gpu_now.get("memory-used") is not None else None,
         device_memory_limit=device_memory_limit if gpu else None,
         device_memory_total=int(gpu_info["memory-total"]) if gpu_info.get("memory-total") else None,
-        device_index=kit.get("device_index"), rmm_pool_size=kit.get("rmm_pool_size"),
+        device_index=kit.get("device_index"),
+        rmm_pool_size=kit.get("rmm_pool_size"),
         managed_bytes=int(metrics.get("managed_bytes") or 0),
     )
 
@@ -142,8 +144,7 @@ def snapshot(client: Any, backend: str = "cpu", device_memory_limit: int | None 
             extra = client.run(worker_memory, workers=lacking)
         except Exception:
             extra = {}
-    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit) for a, w in workers.items()),
-                          key=lambda w: w.name))
+    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit) for a, w in workers.items()), key=lambda w: w.name))
     return ClusterMemory(backend=backend, time=time.time(), workers=result)
 
 

@@ -26,13 +26,13 @@ _GPU_ONLY = tuple(name for name, doc in OPTION_DOCS.items() if doc["gpu_only"])
 class ClusterPlan:
     """What will be started: the mode, the constructor's keyword arguments and why."""
 
-    mode: str                         # "gpu" | "cpu"
-    kwargs: dict[str, Any]            # for LocalCUDACluster / LocalCluster
-    reason: str                       # detection's one-sentence reason
-    notes: list[str] = field(default_factory=list)   # what the kit did and why, one line each
+    mode: str  # "gpu" | "cpu"
+    kwargs: dict[str, Any]  # for LocalCUDACluster / LocalCluster
+    reason: str  # detection's one-sentence reason
+    notes: list[str] = field(default_factory=list)  # what the kit did and why, one line each
     array_backend: str = "numpy"
     dataframe_backend: str = "pandas"
-    client_cupy_rmm: bool = False     # route the client's CuPy through RMM after the workers start
+    client_cupy_rmm: bool = False  # route the client's CuPy through RMM after the workers start
 
     @property
     def n_workers(self) -> int:
@@ -52,9 +52,12 @@ def _selected_gpus(options: ClusterOptions, report: EnvironmentReport) -> list[G
     for item in options.CUDA_VISIBLE_DEVICES.split(","):
         match = [g for g in report.gpus if (item.isdigit() and g.index == int(item)) or g.uuid == item]
         if not match:
-            raise OptionError("CUDA_VISIBLE_DEVICES", options.CUDA_VISIBLE_DEVICES,
-                              f"GPU indices or UUIDs of this machine (indices: {known})",
-                              "see `gpu-dask-kit doctor` for the GPUs here, or leave CUDA_VISIBLE_DEVICES unset to use all")
+            raise OptionError(
+                "CUDA_VISIBLE_DEVICES",
+                options.CUDA_VISIBLE_DEVICES,
+                f"GPU indices or UUIDs of this machine (indices: {known})",
+                "see `gpu-dask-kit doctor` for the GPUs here, or leave CUDA_VISIBLE_DEVICES unset to use all",
+            )
         chosen.append(match[0])
     return chosen
 
@@ -62,8 +65,12 @@ def _selected_gpus(options: ClusterOptions, report: EnvironmentReport) -> list[G
 def _device_bytes(name: str, value: Any, total: int, device: GPUInfo) -> int:
     nbytes = resolve_size(value, total)
     if nbytes > total:
-        raise OptionError(name, value, f"at most the GPU's memory ({format_bytes(total)} on GPU {device.index}, {device.name}), or a fraction such as 0.8",
-                          "lower it, or give a fraction of the GPU")
+        raise OptionError(
+            name,
+            value,
+            f"at most the GPU's memory ({format_bytes(total)} on GPU {device.index}, {device.name}), or a fraction such as 0.8",
+            "lower it, or give a fraction of the GPU",
+        )
     return nbytes
 
 
@@ -73,8 +80,12 @@ def _gpu_kwargs(options: ClusterOptions, report: EnvironmentReport, plan_notes: 
     total = smallest.memory_total
     libs = report.libraries
     if options.n_workers is not None and options.n_workers > len(gpus):
-        raise OptionError("n_workers", options.n_workers, f"at most one worker per GPU ({len(gpus)} visible)",
-                          "leave n_workers unset for one worker per GPU, or use device='cpu' for more CPU workers")
+        raise OptionError(
+            "n_workers",
+            options.n_workers,
+            f"at most one worker per GPU ({len(gpus)} visible)",
+            "leave n_workers unset for one worker per GPU, or use device='cpu' for more CPU workers",
+        )
     n_workers = options.n_workers or len(gpus)
     kwargs: dict[str, Any] = {
         "n_workers": n_workers,
@@ -95,8 +106,9 @@ def _gpu_kwargs(options: ClusterOptions, report: EnvironmentReport, plan_notes: 
     rmm = libs.get("rmm")
     if wants_rmm and not (rmm and rmm.installed):
         name = "rmm_pool_size" if options.rmm_pool_size is not None else ("rmm_async" if options.rmm_async else "rmm_managed_memory")
-        raise OptionError(name, getattr(options, name), "an RMM setting only when RMM is installed",
-                          "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]), or drop the RMM option")
+        raise OptionError(
+            name, getattr(options, name), "an RMM setting only when RMM is installed", "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]), or drop the RMM option"
+        )
     if options.rmm_pool_size is not None:
         pool = align_pool_size(_device_bytes("rmm_pool_size", options.rmm_pool_size, total, smallest))
         kwargs["rmm_pool_size"] = pool
@@ -136,14 +148,24 @@ def _host_memory_limit(options: ClusterOptions, n_workers: int, total: int, note
         return "auto"
     nbytes = resolve_size(value, total)
     if nbytes > total:
-        raise OptionError("memory_limit", value, f"at most the machine's memory ({format_bytes(total)}) per worker",
-                          "lower memory_limit, or use 'auto' to share the memory between the workers")
+        raise OptionError(
+            "memory_limit",
+            value,
+            f"at most the machine's memory ({format_bytes(total)}) per worker",
+            "lower memory_limit, or use 'auto' to share the memory between the workers",
+        )
     if nbytes < _MIN_WORKER_MEMORY:
-        raise OptionError("memory_limit", value, f"at least {format_bytes(_MIN_WORKER_MEMORY)} per worker (a worker process alone needs about that)",
-                          "give a size with a unit, e.g. memory_limit='2GiB' (a bare number is bytes), or a fraction such as 0.5")
+        raise OptionError(
+            "memory_limit",
+            value,
+            f"at least {format_bytes(_MIN_WORKER_MEMORY)} per worker (a worker process alone needs about that)",
+            "give a size with a unit, e.g. memory_limit='2GiB' (a bare number is bytes), or a fraction such as 0.5",
+        )
     if nbytes * n_workers > total:
-        notes.append(f"memory_limit x n_workers ({format_bytes(nbytes * n_workers)}) is more than this machine's {format_bytes(total)}: "
-                     "workers may run out of memory before they spill.")
+        notes.append(
+            f"memory_limit x n_workers ({format_bytes(nbytes * n_workers)}) is more than this machine's {format_bytes(total)}: "
+            "workers may run out of memory before they spill."
+        )
     return nbytes
 
 
@@ -152,20 +174,29 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
     cannot do. Never starts anything."""
     notes: list[str] = []
     if options.device == "gpu" and report.mode != "gpu":
-        raise OptionError("device", "gpu", '"gpu" only where a GPU is usable; here: ' + report.reason_text,
-                          "use device='auto' (falls back to CPU) or device='cpu'")
+        raise OptionError(
+            "device", "gpu", '"gpu" only where a GPU is usable; here: ' + report.reason_text, "use device='auto' (falls back to CPU) or device='cpu'"
+        )
     mode = "gpu" if options.device in ("gpu", "auto") and report.mode == "gpu" else "cpu"
     if options.protocol == "ucx" and not (report.libraries.get("distributed_ucxx") and report.libraries["distributed_ucxx"].installed):
-        raise OptionError("protocol", "ucx", '"tcp", or "ucx" when distributed-ucxx is installed',
-                          "use protocol='tcp' (the default), or install distributed-ucxx for your CUDA version")
+        raise OptionError(
+            "protocol",
+            "ucx",
+            '"tcp", or "ucx" when distributed-ucxx is installed',
+            "use protocol='tcp' (the default), or install distributed-ucxx for your CUDA version",
+        )
     if mode == "gpu":
         kwargs = _gpu_kwargs(options, report, notes)
     else:
         cores = report.cpu_count
         n_workers = options.n_workers or max(1, min(4, cores))
         if n_workers > _max_cpu_workers(cores):
-            raise OptionError("n_workers", options.n_workers, f"at most {_max_cpu_workers(cores)} worker processes on this {cores}-core machine",
-                              "use fewer workers with more threads_per_worker; more processes than cores only add memory and start-up time")
+            raise OptionError(
+                "n_workers",
+                options.n_workers,
+                f"at most {_max_cpu_workers(cores)} worker processes on this {cores}-core machine",
+                "use fewer workers with more threads_per_worker; more processes than cores only add memory and start-up time",
+            )
         kwargs = {"n_workers": n_workers, "threads_per_worker": options.threads_per_worker or max(1, cores // n_workers), "processes": True}
         ignored = [n for n in _GPU_ONLY if n in options.explicit and getattr(options, n) not in (None, False)]
         if ignored:
@@ -180,7 +211,10 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
     libs = report.libraries
     has_cudf = bool(libs.get("dask_cudf") and libs["dask_cudf"].installed)
     plan = ClusterPlan(
-        mode=mode, kwargs=kwargs, reason=report.reason_text, notes=notes,
+        mode=mode,
+        kwargs=kwargs,
+        reason=report.reason_text,
+        notes=notes,
         array_backend="cupy" if mode == "gpu" else "numpy",
         dataframe_backend="cudf" if mode == "gpu" and has_cudf else "pandas",
         client_cupy_rmm=mode == "gpu" and "rmm_allocator_external_lib_list" in kwargs,

@@ -29,8 +29,7 @@ from distributed.utils import format_dashboard_link
 from . import registry
 from .processes import process_identity
 
-__all__ = ["SessionRecordPlugin", "IgnoreInterrupt", "KitMetrics", "PLUGIN_NAME", "METRIC_NAME",
-           "worker_metrics", "device_metrics"]
+__all__ = ["SessionRecordPlugin", "IgnoreInterrupt", "KitMetrics", "PLUGIN_NAME", "METRIC_NAME", "worker_metrics", "device_metrics"]
 
 PLUGIN_NAME = "gpu-dask-kit-ignore-sigint"
 METRIC_NAME = "gpu-dask-kit"

@@ -27,8 +27,18 @@ from . import config as _config
 from .processes import process_identity, same_process
 
 __all__ = [
-    "SessionRecord", "runtime_dir", "new_record", "register", "update", "save", "unregister", "list_sessions",
-    "get_session", "validate_session_id", "prune_dead", "process_identity",
+    "SessionRecord",
+    "runtime_dir",
+    "new_record",
+    "register",
+    "update",
+    "save",
+    "unregister",
+    "list_sessions",
+    "get_session",
+    "validate_session_id",
+    "prune_dead",
+    "process_identity",
 ]
 
 _ID = re.compile(r"^[0-9a-f]{32}$")
@@ -110,22 +120,50 @@ class SessionRecord:
         return runtime_dir() / f"session-{self.id}.json"
 
 
-def new_record(*, scheduler_address: str | None, dashboard_link: str | None, backend: str, n_workers: int,
-               options: dict[str, Any], kind: str = "notebook", worker_pids: list[int] | None = None) -> SessionRecord:
+def new_record(
+    *,
+    scheduler_address: str | None,
+    dashboard_link: str | None,
+    backend: str,
+    n_workers: int,
+    options: dict[str, Any],
+    kind: str = "notebook",
+    worker_pids: list[int] | None = None,
+) -> SessionRecord:
     """A record of a session owned by this process, not yet written (``backend`` is the mode, "gpu" | "cpu")."""
     return SessionRecord(
-        id=uuid.uuid4().hex, owner=process_identity(os.getpid()) or {"pid": os.getpid(), "create_time": 0.0},
-        scheduler_address=scheduler_address, dashboard_link=dashboard_link, backend=backend,
-        n_workers=n_workers, options=options, kind=kind,
+        id=uuid.uuid4().hex,
+        owner=process_identity(os.getpid()) or {"pid": os.getpid(), "create_time": 0.0},
+        scheduler_address=scheduler_address,
+        dashboard_link=dashboard_link,
+        backend=backend,
+        n_workers=n_workers,
+        options=options,
+        kind=kind,
         processes=[i for i in (process_identity(p) for p in worker_pids or []) if i],
     )
 
 
-def register(*, scheduler_address: str | None, dashboard_link: str | None, backend: str, n_workers: int,
-             options: dict[str, Any], kind: str = "notebook", worker_pids: list[int] | None = None) -> SessionRecord:
+def register(
+    *,
+    scheduler_address: str | None,
+    dashboard_link: str | None,
+    backend: str,
+    n_workers: int,
+    options: dict[str, Any],
+    kind: str = "notebook",
+    worker_pids: list[int] | None = None,
+) -> SessionRecord:
     """Write a record for a session this process owns; the file is created 0600 in a 0700 folder."""
-    record = new_record(scheduler_address=scheduler_address, dashboard_link=dashboard_link, backend=backend,
-                        n_workers=n_workers, options=options, kind=kind, worker_pids=worker_pids)
+    record = new_record(
+        scheduler_address=scheduler_address,
+        dashboard_link=dashboard_link,
+        backend=backend,
+        n_workers=n_workers,
+        options=options,
+        kind=kind,
+        worker_pids=worker_pids,
+    )
     save(record)
     return record
 

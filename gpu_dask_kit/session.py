@@ -41,8 +41,17 @@ class ClusterSession:
     (``backend`` is its older name, kept for notebooks).
     """
 
-    def __init__(self, options: ClusterOptions, plan: ClusterPlan | None, cluster: Any, client: Any,
-                 mode: str, notes: list[str], reason: str, record: registry.SessionRecord | None = None) -> None:
+    def __init__(
+        self,
+        options: ClusterOptions,
+        plan: ClusterPlan | None,
+        cluster: Any,
+        client: Any,
+        mode: str,
+        notes: list[str],
+        reason: str,
+        record: registry.SessionRecord | None = None,
+    ) -> None:
         self.options, self.plan, self.cluster, self.client = options, plan, cluster, client
         self.mode, self.notes, self.reason, self.record = mode, notes, reason, record
         self.started_at = time.time()
@@ -132,14 +141,20 @@ class ClusterSession:
         if self._closed:
             raise ClusterStartError("This session is closed; start a new one with gpu_dask_kit.start_cluster().")
         if self.options.connect_mode or self.cluster is None:
-            raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started",
-                              "this session is a connection to an existing scheduler: scale that cluster where it was started")
+            raise OptionError(
+                "n_workers",
+                n_workers,
+                "scaling of a cluster the kit started",
+                "this session is a connection to an existing scheduler: scale that cluster where it was started",
+            )
         options = self.options.replace(n_workers=n_workers)  # type and range checks
         target = make_plan(options, detect(options.device)).n_workers  # hardware checks, e.g. one worker per GPU
         self.cluster.scale(target)
         if not _local.wait_for_workers(self.client, target, timeout):
-            raise ClusterStartError(f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
-                                    f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart.")
+            raise ClusterStartError(
+                f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
+                f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart."
+            )
         self.options = options
         return self
 
@@ -242,8 +257,10 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
         dask.config.set(previous)
         if isinstance(exc, (OptionError, KeyboardInterrupt)):
             raise
-        raise ClusterStartError(f"The {plan.mode.upper()} cluster did not start ({type(exc).__name__}: {exc}). "
-                                "Everything that was started has been stopped; run `gpu-dask-kit doctor` to check this machine.") from exc
+        raise ClusterStartError(
+            f"The {plan.mode.upper()} cluster did not start ({type(exc).__name__}: {exc}). "
+            "Everything that was started has been stopped; run `gpu-dask-kit doctor` to check this machine."
+        ) from exc
     if plan.client_cupy_rmm:
         from .allocator import use_rmm_for_cupy
 
@@ -267,8 +284,14 @@ def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
     reason = f"{'GPU' if mode == 'gpu' else 'CPU'} workers reported by the scheduler at {client.scheduler.address}."
     session = ClusterSession(opts, None, None, client, mode, [], reason)
     session._previous_config = previous
-    session.record = registry.register(scheduler_address=client.scheduler.address, dashboard_link=session.dashboard_link,
-                                       backend=mode, n_workers=session.n_workers, options=opts.to_dict(), kind="connect")
+    session.record = registry.register(
+        scheduler_address=client.scheduler.address,
+        dashboard_link=session.dashboard_link,
+        backend=mode,
+        n_workers=session.n_workers,
+        options=opts.to_dict(),
+        kind="connect",
+    )
     return session
 
 

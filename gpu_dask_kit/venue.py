@@ -24,8 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotebookResult", "find_notebooks", "default_notebook_dir", "execute_notebook", "run_check",
-           "refresh_outputs", "format_table", "main"]
+__all__ = ["NotebookResult", "find_notebooks", "default_notebook_dir", "execute_notebook", "run_check", "refresh_outputs", "format_table", "main"]
 
 #: Workshop notebooks are ``NN_topic.ipynb``.
 NOTEBOOK_PATTERN = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
@@ -39,15 +38,14 @@ class NotebookResult:
     notebook: str
     passed: bool
     seconds: float
-    error: str | None = None      # "ExceptionName: message" of the failing cell
-    cell: int | None = None       # index of the failing cell in the notebook
+    error: str | None = None  # "ExceptionName: message" of the failing cell
+    cell: int | None = None  # index of the failing cell in the notebook
 
 
 def default_notebook_dir() -> Path:
     """``./notebooks`` when it exists, else the notebooks next to the installed package
     (a source checkout or editable install), else ``<prefix>/share/gpu-dask-kit/notebooks``."""
-    candidates = [Path.cwd() / "notebooks", Path(__file__).resolve().parent.parent / "notebooks",
-                  Path(sys.prefix) / "share" / "gpu-dask-kit" / "notebooks"]
+    candidates = [Path.cwd() / "notebooks", Path(__file__).resolve().parent.parent / "notebooks", Path(sys.prefix) / "share" / "gpu-dask-kit" / "notebooks"]
     for candidate in candidates:
         if candidate.is_dir() and find_notebooks(candidate):
             return candidate
@@ -91,9 +89,12 @@ def _kernel_manager_class():
 
     class CurrentEnvSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                              display_name="Python 3 (ipykernel)", language="python",
-                              resource_dir=os.path.dirname(__file__))
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name="Python 3 (ipykernel)",
+                language="python",
+                resource_dir=os.path.dirname(__file__),
+            )
 
     class CurrentEnvKernelManager(AsyncKernelManager):
         @default("kernel_spec_manager")
@@ -113,8 +114,7 @@ def _cell_error(nb: Any) -> tuple[str | None, int | None]:
     return None, None
 
 
-def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: int = 1800,
-                     output_path: str | os.PathLike | None = None) -> NotebookResult:
+def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: int = 1800, output_path: str | os.PathLike | None = None) -> NotebookResult:
     """Execute one notebook in a fresh kernel (working directory: the notebook's folder) with
     ``GPU_DASK_KIT_SCALE=scale``; write the executed copy to ``output_path`` when given.
 
@@ -129,10 +129,16 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     deadline = time.monotonic() + timeout
-    client = NotebookClient(nb, kernel_manager_class=_kernel_manager_class(), kernel_name="python3", timeout=timeout,
-                            record_timing=False, allow_errors=False,
-                            timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
-                            resources={"metadata": {"path": str(path.parent.resolve())}})
+    client = NotebookClient(
+        nb,
+        kernel_manager_class=_kernel_manager_class(),
+        kernel_name="python3",
+        timeout=timeout,
+        record_timing=False,
+        allow_errors=False,
+        timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+    )
     error = cell = None
     with _environ(GPU_DASK_KIT_SCALE=scale):
         try:
@@ -147,8 +153,7 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
             error = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
     if error and cell is None:
-        cell = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("execution_count") is None
-                     and c.source.strip()), None)
+        cell = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("execution_count") is None and c.source.strip()), None)
     if output_path is not None:
         nbformat.write(nb, output_path)
     return NotebookResult(path.name, error is None, round(seconds, 1), error, cell)
@@ -167,13 +172,14 @@ def format_table(results: Sequence[NotebookResult], header: str = "") -> str:
         lines.append(f"{r.notebook:<{width}}  {'pass' if r.passed else 'FAIL':<6}  {r.seconds:>8.1f}  {error}")
     lines.append("-" * (width + 30))
     passed = sum(r.passed for r in results)
-    lines.append(f"{'total':<{width}}  {passed}/{len(results):<4}  {sum(r.seconds for r in results):>8.1f}  "
-                 + ("all passed" if passed == len(results) else f"{len(results) - passed} failed"))
+    lines.append(
+        f"{'total':<{width}}  {passed}/{len(results):<4}  {sum(r.seconds for r in results):>8.1f}  "
+        + ("all passed" if passed == len(results) else f"{len(results) - passed} failed")
+    )
     return "\n".join(lines)
 
 
-def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = None, output_dir: str | os.PathLike = "venue-check",
-              timeout: int = 1800) -> int:
+def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = None, output_dir: str | os.PathLike = "venue-check", timeout: int = 1800) -> int:
     """Execute every ``NN_*.ipynb`` here, print a pass/fail table with seconds per notebook, and write the
     executed copies and ``report.json`` into ``output_dir``. Returns 0 when all pass, 1 when any fails,
     2 when there is nothing to run."""
@@ -190,8 +196,7 @@ def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = Non
     report = detect()
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    header = (f"gpu-dask-kit venue check: {len(notebooks)} notebook(s) in {folder}, scale={scale}\n"
-              f"mode: {report.mode.upper()} ({report.reason_text})")
+    header = f"gpu-dask-kit venue check: {len(notebooks)} notebook(s) in {folder}, scale={scale}\nmode: {report.mode.upper()} ({report.reason_text})"
     print(header, flush=True)
     results = []
     for path in notebooks:
@@ -200,9 +205,14 @@ def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = Non
     table = format_table(results)
     print(table)
     data = {
-        "scale": scale, "mode": report.mode, "reason": report.reason_text, "notebook_dir": str(folder.resolve()),
-        "passed": all(r.passed for r in results), "total_seconds": round(sum(r.seconds for r in results), 1),
-        "python": report.python, "gpus": [g.name for g in report.gpus],
+        "scale": scale,
+        "mode": report.mode,
+        "reason": report.reason_text,
+        "notebook_dir": str(folder.resolve()),
+        "passed": all(r.passed for r in results),
+        "total_seconds": round(sum(r.seconds for r in results), 1),
+        "python": report.python,
+        "gpus": [g.name for g in report.gpus],
         "notebooks": [asdict(r) for r in results],
     }
     (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
@@ -210,8 +220,7 @@ def run_check(scale: str = "small", notebook_dir: str | os.PathLike | None = Non
     return 0 if data["passed"] else 1
 
 
-def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: int = 600, allow_gpu: bool = False,
-                    names: Sequence[str] | None = None) -> int:
+def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: int = 600, allow_gpu: bool = False, names: Sequence[str] | None = None) -> int:
     """Re-execute the notebooks in place at small scale so their stored outputs are current.
 
     nbval compares those outputs in CI, which runs in CPU mode, so the run is refused on a machine in GPU
@@ -221,8 +230,11 @@ def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: i
 
     report = detect()
     if report.mode == "gpu" and not allow_gpu:
-        print("error: this machine is in GPU mode; the stored outputs must come from a CPU run (CI compares them on CPU). "
-              "Run on a machine without a GPU, or set DASK_GPU_DASK_KIT__DEVICE=cpu and pass --allow-gpu.", file=sys.stderr)
+        print(
+            "error: this machine is in GPU mode; the stored outputs must come from a CPU run (CI compares them on CPU). "
+            "Run on a machine without a GPU, or set DASK_GPU_DASK_KIT__DEVICE=cpu and pass --allow-gpu.",
+            file=sys.stderr,
+        )
         return 2
     notebooks = [p for p in find_notebooks(notebook_dir) if not names or p.stem in names or p.name in names]
     if not notebooks:
@@ -236,8 +248,11 @@ def refresh_outputs(notebook_dir: str | os.PathLike = "notebooks", *, timeout: i
             os.replace(tmp, path)
         else:
             tmp.unlink(missing_ok=True)
-        print(f"{'refreshed' if result.passed else 'FAILED (left unchanged)'}  {path.name}  {result.seconds:.1f} s"
-              + ("" if result.passed else f"  cell {result.cell}: {result.error}"), flush=True)
+        print(
+            f"{'refreshed' if result.passed else 'FAILED (left unchanged)'}  {path.name}  {result.seconds:.1f} s"
+            + ("" if result.passed else f"  cell {result.cell}: {result.error}"),
+            flush=True,
+        )
         results.append(result)
     print(format_table(results, header=f"mode: {report.mode.upper()} ({report.reason_text})"))
     return 0 if all(r.passed for r in results) else 1
@@ -247,10 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m gpu_dask_kit.venue --refresh [DIR]`` or ``--check [DIR]``."""
     parser = argparse.ArgumentParser(prog="python -m gpu_dask_kit.venue", description=__doc__.split("\n\n")[0])
     action = parser.add_mutually_exclusive_group(required=True)
-    action.add_argument("--refresh", metavar="DIR", nargs="?", const="notebooks",
-                        help="re-execute the notebooks in DIR in place (CPU, small scale) to refresh stored outputs")
-    action.add_argument("--check", metavar="DIR", nargs="?", const="",
-                        help="run the venue check on DIR (default: ./notebooks), like `gpu-dask-kit check`")
+    action.add_argument(
+        "--refresh", metavar="DIR", nargs="?", const="notebooks", help="re-execute the notebooks in DIR in place (CPU, small scale) to refresh stored outputs"
+    )
+    action.add_argument("--check", metavar="DIR", nargs="?", const="", help="run the venue check on DIR (default: ./notebooks), like `gpu-dask-kit check`")
     parser.add_argument("--scale", choices=SCALES, default="small", help="for --check: workload size")
     parser.add_argument("--output-dir", default="venue-check", help="for --check: where executed copies and report.json go")
     parser.add_argument("--timeout", type=int, default=None, help="seconds allowed per notebook")

@@ -31,8 +31,18 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["FIRST_NOTEBOOK", "LabSetup", "checkout_notebooks", "shipped_notebooks", "workshop_dir",
-           "copy_workshop", "quiet_notifications", "prepare_lab", "lab_command", "run_lab"]
+__all__ = [
+    "FIRST_NOTEBOOK",
+    "LabSetup",
+    "checkout_notebooks",
+    "shipped_notebooks",
+    "workshop_dir",
+    "copy_workshop",
+    "quiet_notifications",
+    "prepare_lab",
+    "lab_command",
+    "run_lab",
+]
 
 FIRST_NOTEBOOK = "00_start_here.ipynb"
 WORKSHOP_DIR_ENV = "GPU_DASK_KIT_WORKSHOP_DIR"
@@ -113,8 +123,8 @@ class LabSetup:
     """What ``gpu-dask-kit lab`` serves and why (``messages`` are printed before the server starts)."""
 
     notebook_dir: Path
-    settings_dir: Path | None          # passed as LabApp.user_settings_dir; None: the user's own
-    first_notebook: str | None         # opened in the browser, relative to notebook_dir
+    settings_dir: Path | None  # passed as LabApp.user_settings_dir; None: the user's own
+    first_notebook: str | None  # opened in the browser, relative to notebook_dir
     messages: list[str] = field(default_factory=list)
 
 
@@ -126,8 +136,10 @@ def prepare_lab(notebook_dir: str | os.PathLike | None = None) -> LabSetup:
     if notebook_dir is not None:
         folder = Path(notebook_dir).expanduser().resolve()
         if not folder.is_dir():
-            raise ValueError(f"--notebook-dir={str(notebook_dir)!r} is not a folder. Pass the folder with the "
-                             "workshop notebooks, or leave --notebook-dir out to get the workshop.")
+            raise ValueError(
+                f"--notebook-dir={str(notebook_dir)!r} is not a folder. Pass the folder with the "
+                "workshop notebooks, or leave --notebook-dir out to get the workshop."
+            )
         settings = None
     elif (checkout := checkout_notebooks()) is not None:
         folder, settings = checkout, Path(sys.prefix) / "share" / "gpu-dask-kit" / "lab-user-settings"
@@ -135,28 +147,45 @@ def prepare_lab(notebook_dir: str | os.PathLike | None = None) -> LabSetup:
         folder, settings = workshop_dir(), None
         copied = copy_workshop(shipped, folder)
         if copied:
-            messages.append(f"Copied {len(copied)} workshop file(s) into {folder} (yours to edit; "
-                            "a later `gpu-dask-kit lab` only adds missing files, it never overwrites).")
+            messages.append(
+                f"Copied {len(copied)} workshop file(s) into {folder} (yours to edit; a later `gpu-dask-kit lab` only adds missing files, it never overwrites)."
+            )
         else:
             messages.append(f"Workshop folder: {folder} (nothing new to copy; your edits are kept).")
     else:
-        raise ValueError("No workshop notebooks found: this install ships none under "
-                         f"{Path(sys.prefix) / 'share' / 'gpu-dask-kit' / 'notebooks'}. Reinstall gpu-dask-kit, "
-                         "or pass --notebook-dir FOLDER to serve a folder of notebooks.")
+        raise ValueError(
+            "No workshop notebooks found: this install ships none under "
+            f"{Path(sys.prefix) / 'share' / 'gpu-dask-kit' / 'notebooks'}. Reinstall gpu-dask-kit, "
+            "or pass --notebook-dir FOLDER to serve a folder of notebooks."
+        )
     quiet_notifications(settings or _default_user_settings_dir())
     first = FIRST_NOTEBOOK if (folder / FIRST_NOTEBOOK).is_file() else None
     return LabSetup(folder, settings, first, messages)
 
 
-def lab_command(notebook_dir: str | os.PathLike, port: int | None, open_browser: bool = False, *,
-                settings_dir: str | os.PathLike | None = None, first_notebook: str | None = None) -> list[str]:
+def lab_command(
+    notebook_dir: str | os.PathLike,
+    port: int | None,
+    open_browser: bool = False,
+    *,
+    settings_dir: str | os.PathLike | None = None,
+    first_notebook: str | None = None,
+) -> list[str]:
     """The JupyterLab command line `gpu-dask-kit lab` runs (127.0.0.1 only; the token comes by environment).
 
     JupyterLab never opens the browser itself (``open_browser`` is ours to do, once the server answers)."""
     # Warnings and errors only: the URL printed once the server answers stays the last line a learner sees.
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", "--Application.log_level=WARN",
-           f"--ServerApp.root_dir={notebook_dir}", "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        "--Application.log_level=WARN",
+        f"--ServerApp.root_dir={notebook_dir}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     if port:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if settings_dir is not None:
@@ -190,8 +219,7 @@ def _wait_ready(proc: subprocess.Popen, base: str, token: str, timeout: float) -
     return False
 
 
-def run_lab(notebook_dir: str | os.PathLike | None = None, port: int | None = None, open_browser: bool = True,
-            ready_timeout: float = 120) -> int:
+def run_lab(notebook_dir: str | os.PathLike | None = None, port: int | None = None, open_browser: bool = True, ready_timeout: float = 120) -> int:
     """Start JupyterLab on the workshop, print the URL last, and wait for it to stop (Ctrl-C stops it)."""
     try:
         setup = prepare_lab(notebook_dir)
@@ -215,11 +243,13 @@ def run_lab(notebook_dir: str | os.PathLike | None = None, port: int | None = No
             if proc.poll() is None:
                 proc.terminate()
                 proc.wait(30)
-                print(f"error: JupyterLab did not answer on {base} within {ready_timeout:.0f} s; stopped it. "
-                      "Its messages are above.", file=sys.stderr)
+                print(f"error: JupyterLab did not answer on {base} within {ready_timeout:.0f} s; stopped it. Its messages are above.", file=sys.stderr)
             else:
-                print(f"error: JupyterLab exited with code {proc.returncode} before serving (messages above). "
-                      "If the port is taken, pass --port with another one.", file=sys.stderr)
+                print(
+                    f"error: JupyterLab exited with code {proc.returncode} before serving (messages above). "
+                    "If the port is taken, pass --port with another one.",
+                    file=sys.stderr,
+                )
             return 1
         page = f"lab/tree/{setup.first_notebook}" if setup.first_notebook else "lab"
         url = f"{base}{page}?token={token}"
@@ -227,8 +257,7 @@ def run_lab(notebook_dir: str | os.PathLike | None = None, port: int | None = No
             import webbrowser
 
             webbrowser.open(url)
-        print(f"\n    JupyterLab is ready. Open this URL in your browser (Ctrl-C here stops it):\n\n    {url}\n",
-              flush=True)
+        print(f"\n    JupyterLab is ready. Open this URL in your browser (Ctrl-C here stops it):\n\n    {url}\n", flush=True)
         return proc.wait()
     finally:
         if proc.poll() is None:

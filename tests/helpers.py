@@ -23,8 +23,9 @@ def start_owner(tmp_path, runtime_dir, n_workers=1):
     """Start a process that owns a kit session and waits; return (popen, {"id", "pids"})."""
     script = tmp_path / "owner.py"
     script.write_text(OWNER_SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script), str(n_workers)], stdout=subprocess.PIPE, text=True,
-                            env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(n_workers)], stdout=subprocess.PIPE, text=True, env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir))
+    )
     line = proc.stdout.readline()
     if not line:
         proc.kill()

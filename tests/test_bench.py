@@ -27,8 +27,7 @@ def quick_run(tmp_path_factory):
     """One ``python -m bench --quick`` into a temporary folder (every benchmark, tiny sizes): ~1 min on 2 cores."""
     out = tmp_path_factory.mktemp("bench-out")
     env = {**os.environ, "GPU_DASK_KIT_RUNTIME_DIR": str(tmp_path_factory.mktemp("runtime"))}
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=280)
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
     jsons = [p for p in out.glob("*.json")]
     assert len(jsons) == 1, f"expected one combined JSON, got {jsons}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc, out, json.loads(jsons[0].read_text())
@@ -91,8 +90,15 @@ def test_each_benchmark_reports_its_comparisons(quick_run):
     wl = b["workloads"]
     assert wl["devices"] == (["gpu", "cpu"] if gpu else ["cpu"])
     cpu_steps = wl["steps"]["cpu"]
-    for step in ("svd.generate", "svd.svd", "dataframe.groupby", "dataframe.sort_rolling", "regressions.fits",
-                 "persist_compute.from_persisted", "persist_compute.to_client"):
+    for step in (
+        "svd.generate",
+        "svd.svd",
+        "dataframe.groupby",
+        "dataframe.sort_rolling",
+        "regressions.fits",
+        "persist_compute.from_persisted",
+        "persist_compute.to_client",
+    ):
         assert step in cpu_steps, step
     assert cpu_steps["svd.svd"]["gflops"] > 0 and cpu_steps["dataframe.groupby"]["gbps"] > 0
     assert cpu_steps["regressions.fits"]["check_y_on_x0_x1"] is True
@@ -155,10 +161,24 @@ def test_gpu_set_up_and_peak_fractions_with_a_fake_report():
     # The kit side of the GPU comparison asks for what the raw side builds by hand.
     libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "rmm": LibraryInfo(True, "26.10"), "cupy": LibraryInfo(True, "13.6")}
     report = EnvironmentReport("gpu", Reason.OK, "GPU mode", (h100,), "580", "13.0", libs, cpu_count=16)
-    kit = make_plan(ClusterOptions.from_config(device="gpu", n_workers=1, threads_per_worker=1, memory_limit=bench_start_close.GPU_HOST_MEMORY,
-                                               rmm_pool_size=cfg["pool"], device_memory_limit=cfg["device_memory_limit"]), report).kwargs
-    assert (kit["n_workers"], kit["CUDA_VISIBLE_DEVICES"], kit["rmm_pool_size"], kit["device_memory_limit"], kit["memory_limit"]) == \
-        (1, "0", cfg["pool"], cfg["device_memory_limit"], 4 * 2**30)
+    kit = make_plan(
+        ClusterOptions.from_config(
+            device="gpu",
+            n_workers=1,
+            threads_per_worker=1,
+            memory_limit=bench_start_close.GPU_HOST_MEMORY,
+            rmm_pool_size=cfg["pool"],
+            device_memory_limit=cfg["device_memory_limit"],
+        ),
+        report,
+    ).kwargs
+    assert (kit["n_workers"], kit["CUDA_VISIBLE_DEVICES"], kit["rmm_pool_size"], kit["device_memory_limit"], kit["memory_limit"]) == (
+        1,
+        "0",
+        cfg["pool"],
+        cfg["device_memory_limit"],
+        4 * 2**30,
+    )
     assert kit["rmm_allocator_external_lib_list"] == ["cupy"] and kit["host"] == "127.0.0.1"
 
     p = peaks.lookup(h100.name)

@@ -89,17 +89,20 @@ def test_context_manager_closes(no_leaks, runtime_dir):
     assert list(runtime_dir.glob("session-*.json")) == []
 
 
-@pytest.mark.parametrize("kwargs, parameter", [
-    ({"n_workers": 0}, "n_workers"),
-    ({"n_workers": -1}, "n_workers"),
-    ({"memory_limit": "12 parsecs"}, "memory_limit"),
-    ({"rmm_async": True, "rmm_pool_size": "1GiB"}, "rmm_async"),
-    ({"device": "gpu"}, "device"),
-    ({"protocol": "ucx"}, "protocol"),
-    ({"scheduler_address": "tcp://127.0.0.1:1", "scheduler_file": __file__}, "scheduler_address"),
-    ({"nworkers": 2}, "nworkers"),
-    ({"memory_limit": "1000000TiB"}, "memory_limit"),
-])
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [
+        ({"n_workers": 0}, "n_workers"),
+        ({"n_workers": -1}, "n_workers"),
+        ({"memory_limit": "12 parsecs"}, "memory_limit"),
+        ({"rmm_async": True, "rmm_pool_size": "1GiB"}, "rmm_async"),
+        ({"device": "gpu"}, "device"),
+        ({"protocol": "ucx"}, "protocol"),
+        ({"scheduler_address": "tcp://127.0.0.1:1", "scheduler_file": __file__}, "scheduler_address"),
+        ({"nworkers": 2}, "nworkers"),
+        ({"memory_limit": "1000000TiB"}, "memory_limit"),
+    ],
+)
 def test_bad_input_raises_before_any_process_or_file(kwargs, parameter, runtime_dir):
     before = kit_children()
     with pytest.raises(OptionError) as info:
@@ -132,21 +135,56 @@ def test_dashboard_can_be_turned_off(no_leaks):
 
 # --- connect mode ----------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def external_cluster(tmp_path):
     """A `dask scheduler` and one `dask worker` started by hand, as on SLURM; stopped by PID after."""
     sched_file = tmp_path / "scheduler.json"
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                               "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         deadline = time.monotonic() + 30
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         address = json.loads(sched_file.read_text())["address"]
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                       "--nworkers", "1", "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--memory-limit",
+                    "1GiB",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-nanny",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         yield address, str(sched_file), procs
     finally:
         for p in procs:
@@ -186,9 +224,23 @@ def test_unreachable_scheduler_fails_clearly(no_leaks, runtime_dir):
 
 def test_scheduler_without_workers_times_out_clearly(tmp_path, runtime_dir):
     sched_file = tmp_path / "s.json"
-    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--dashboard-address",
+            "127.0.0.1:0",
+            "--scheduler-file",
+            str(sched_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while not sched_file.exists() and time.monotonic() < deadline:
@@ -203,14 +255,17 @@ def test_scheduler_without_workers_times_out_clearly(tmp_path, runtime_dir):
 
 def test_sessions_close_at_interpreter_exit(runtime_dir, tmp_path):
     script = tmp_path / "forget_to_close.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import gpu_dask_kit as kit
         if __name__ == "__main__":
             s = kit.start_cluster(n_workers=2, memory_limit="1GiB", verbose=False)
             print(",".join(str(w.pid) for w in s.memory().workers), flush=True)
-    """))
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    """)
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir))
+    )
     assert out.returncode == 0, out.stderr
     pids = [int(p) for p in out.stdout.strip().split(",")]
     deadline = time.monotonic() + 15

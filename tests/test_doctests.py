@@ -5,8 +5,17 @@ import importlib
 
 import pytest
 
-MODULES = ["gpu_dask_kit.memory", "gpu_dask_kit.options", "gpu_dask_kit.errors", "gpu_dask_kit.links",
-           "gpu_dask_kit.environment", "gpu_dask_kit.processes", "gpu_dask_kit.monitor", "gpu_dask_kit.registry", "gpu_dask_kit.scripts"]
+MODULES = [
+    "gpu_dask_kit.memory",
+    "gpu_dask_kit.options",
+    "gpu_dask_kit.errors",
+    "gpu_dask_kit.links",
+    "gpu_dask_kit.environment",
+    "gpu_dask_kit.processes",
+    "gpu_dask_kit.monitor",
+    "gpu_dask_kit.registry",
+    "gpu_dask_kit.scripts",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

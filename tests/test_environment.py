@@ -32,8 +32,7 @@ def test_real_machine_report_never_raises_and_explains():
 
 
 def test_detect_creates_no_cuda_context_and_imports_no_gpu_library():
-    code = ("import sys, gpu_dask_kit; gpu_dask_kit.detect(); "
-            "print([m for m in ('cupy', 'cudf', 'rmm', 'cuml', 'numba.cuda', 'torch') if m in sys.modules])")
+    code = "import sys, gpu_dask_kit; gpu_dask_kit.detect(); print([m for m in ('cupy', 'cudf', 'rmm', 'cuml', 'numba.cuda', 'torch') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -85,11 +84,14 @@ def test_nvml_initialised_once(monkeypatch):
     assert fake.init_calls == 1
 
 
-@pytest.mark.parametrize("libs, reason", [
-    ({"dask_cuda": LibraryInfo(False, None), "cupy": LibraryInfo(True, "13")}, Reason.NO_DASK_CUDA),
-    ({"dask_cuda": LibraryInfo(True, "26.10", False, "ImportError: cuda.core"), "cupy": LibraryInfo(True, "13")}, Reason.NO_DASK_CUDA),
-    ({"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(False, None)}, Reason.NO_CUPY),
-])
+@pytest.mark.parametrize(
+    "libs, reason",
+    [
+        ({"dask_cuda": LibraryInfo(False, None), "cupy": LibraryInfo(True, "13")}, Reason.NO_DASK_CUDA),
+        ({"dask_cuda": LibraryInfo(True, "26.10", False, "ImportError: cuda.core"), "cupy": LibraryInfo(True, "13")}, Reason.NO_DASK_CUDA),
+        ({"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(False, None)}, Reason.NO_CUPY),
+    ],
+)
 def test_gpu_without_libraries_falls_back_with_instruction(libs, reason):
     mode, got, text = choose_mode("auto", ["gpu0"], libs, None)
     assert (mode, got) == ("cpu", reason)

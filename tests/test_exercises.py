@@ -30,8 +30,7 @@ def client():
     """A real in-process distributed cluster (threads: no process to leak) for the judges that ask the scheduler."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB",
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB", dashboard_address=None) as cluster, Client(cluster) as c:
         yield c
 
 
@@ -61,8 +60,12 @@ def contexts(client):
     session = _Session(client)
     base = {"N": 1_000_000, "session": session, "kit": kit, "da": da, "dask": dask}
     return {
-        "00": base, "01": {"kit": kit}, "02": {"x": xs, "u": u, "s": s, "v": v, "s_host": np.asarray(s.compute()), "da": da},
-        "03": {"ddf": ddf}, "04": {"ddf": ddf}, "05": {"features": [f"x{i}" for i in range(5)]},
+        "00": base,
+        "01": {"kit": kit},
+        "02": {"x": xs, "u": u, "s": s, "v": v, "s_host": np.asarray(s.compute()), "da": da},
+        "03": {"ddf": ddf},
+        "04": {"ddf": ddf},
+        "05": {"features": [f"x{i}" for i in range(5)]},
         "06": {"x": x, "N_COLS": 10, "session": session, "to_host": lambda a: a},
         "07": {"lookups": {"name": {f"n{i}": i for i in range(26)}}, "N_INPUT_ROWS": 1000, "medians": {1: 3.0, 2: 2.0}},
         "08": {"parser": parser, "options_from_args": options_from_args},
@@ -72,22 +75,24 @@ def contexts(client):
 
 #: Per exercise: answers of the wrong type, and wrong answers of the right type with a word the hint must contain.
 WRONG = {
-    "00-1": ([{"a": "ten chunks", "total": None}, {"a": 3, "total": [1]}],
-             [({"a": da.arange(1_000_000, chunks=10), "total": 0}, "SIZE"),
-              ({"a": da.arange(1_000_000, chunks=100_000), "total": 5}, "square")]),
-    "00-2": ([{"cluster_memory": ["2GiB"]}, {"cluster_memory": "lots"}],
-             [({"cluster_memory": "2GB"}, "GiB"), ({"cluster_memory": "1GiB"}, "expected about")]),
-    "01-1": ([{"workshop_options": {"rmm_async": True}}],
-             [({"workshop_options": kit.ClusterOptions(device_memory_limit="50%", rmm_async=True, dashboard_address=":0")}, "60%"),
-              ({"workshop_options": kit.ClusterOptions(device_memory_limit=0.6, rmm_async=False, dashboard_address=":0")}, "async")]),
-    "01-2": ([{"spill_at": [9.6]}, {"spill_at": "nine"}],
-             [({"spill_at": "9.6GB"}, "GiB"), ({"spill_at": "16GiB"}, "expected about")]),
+    "00-1": (
+        [{"a": "ten chunks", "total": None}, {"a": 3, "total": [1]}],
+        [({"a": da.arange(1_000_000, chunks=10), "total": 0}, "SIZE"), ({"a": da.arange(1_000_000, chunks=100_000), "total": 5}, "square")],
+    ),
+    "00-2": ([{"cluster_memory": ["2GiB"]}, {"cluster_memory": "lots"}], [({"cluster_memory": "2GB"}, "GiB"), ({"cluster_memory": "1GiB"}, "expected about")]),
+    "01-1": (
+        [{"workshop_options": {"rmm_async": True}}],
+        [
+            ({"workshop_options": kit.ClusterOptions(device_memory_limit="50%", rmm_async=True, dashboard_address=":0")}, "60%"),
+            ({"workshop_options": kit.ClusterOptions(device_memory_limit=0.6, rmm_async=False, dashboard_address=":0")}, "async"),
+        ],
+    ),
+    "01-2": ([{"spill_at": [9.6]}, {"spill_at": "nine"}], [({"spill_at": "9.6GB"}, "GiB"), ({"spill_at": "16GiB"}, "expected about")]),
     "02-1": ([{"rank10_error": "small"}, {"rank10_error": None}], [({"rank10_error": 0.5}, "expected")]),
     "02-2": ([{"spill_threshold": {"MiB": 360}}], [({"spill_threshold": "600MiB"}, "target"), ({"spill_threshold": "360MB"}, "GiB")]),
     "03-1": ([{"max_y_by_name": 3}, {"max_y_by_name": "y"}], [({"max_y_by_name": None}, "Series")]),
     "03-2": ([{"ddf_fast": "ddf", "mean_x_by_name": 1}], [({"ddf_fast": None, "mean_x_by_name": None}, "persist")]),
-    "04-1": ([{"demean": 3, "demeaned": None}],
-             [({"demean": "MUTATES", "demeaned": None}, "changed the partition")]),
+    "04-1": ([{"demean": 3, "demeaned": None}], [({"demean": "MUTATES", "demeaned": None}, "changed the partition")]),
     "04-2": ([{"rows_in_partition_2": [1]}, {"rows_in_partition_2": "many"}], [({"rows_in_partition_2": 1}, "partitions[2]")]),
     "05-1": ([{"best_single_feature": 1}, {"best_single_feature": None}], [({"best_single_feature": "x0"}, "coefficient")]),
     "05-2": ([{"x0_results": 3}, {"x0_results": "x0"}], [({"x0_results": [(("x1", "x2"), 0, 0, 0)] * 4}, "x0")]),
@@ -95,13 +100,16 @@ WRONG = {
     "06-2": ([{"fraction": [0.1]}, {"fraction": "some"}], [({"fraction": 0.9}, "memory limits")]),
     "07-1": ([{"rows_per_name": 5}, {"rows_per_name": "name"}], [({"rows_per_name": "SERIES_OF_3"}, "one count per name")]),
     "07-2": ([{"speed_up": [1.5]}, {"speed_up": "fast"}], [({"speed_up": "0.667"}, "inverse"), ({"speed_up": 3}, "median")]),
-    "08-1": ([{"script_options": "--n-workers 4"}, {"script_options": None}],
-             [({"script_options": {"n_workers": 4, "memory_limit": "8GB", "rmm_pool_size": "0.5",
-                                   "scheduler_file": "/shared/scheduler.json"}}, "GiB")]),
+    "08-1": (
+        [{"script_options": "--n-workers 4"}, {"script_options": None}],
+        [({"script_options": {"n_workers": 4, "memory_limit": "8GB", "rmm_pool_size": "0.5", "scheduler_file": "/shared/scheduler.json"}}, "GiB")],
+    ),
     "08-2": ([{"slot_workers": "with-slot"}, {"slot_workers": 4}], [({"slot_workers": ["with-slot", "plain"] * 2}, "resource")]),
     "09-1": ([{"total_future": 285}, {"total_future": "sum"}], [({"total_future": "FUTURE_OF_7"}, "not the sum")]),
-    "09-2": ([{"partition_bytes": ["4GiB"]}, {"partition_bytes": "big"}],
-             [({"partition_bytes": "4GB"}, "GiB"), ({"partition_bytes": "32GiB"}, "expected about")]),
+    "09-2": (
+        [{"partition_bytes": ["4GiB"]}, {"partition_bytes": "big"}],
+        [({"partition_bytes": "4GB"}, "GiB"), ({"partition_bytes": "32GiB"}, "expected about")],
+    ),
 }
 
 
@@ -110,9 +118,11 @@ def _special(value, ctx):
     if not isinstance(value, str):
         return value
     if value == "MUTATES":
+
         def demean(df):
             df["x_demeaned"] = df["x"] - df["x"].mean()
             return df
+
         return demean
     if value == "PERSISTED":
         return ctx["x"].sum(axis=0).persist()
@@ -120,6 +130,7 @@ def _special(value, ctx):
         return ctx["session"].client.submit(int, 7)
     if value == "SERIES_OF_3":
         import pandas as pd
+
         return pd.Series([1, 2, 3])
     return value
 
@@ -176,7 +187,7 @@ def test_reference_solution_is_correct(key, contexts, capsys):
 def test_chunks_10_is_caught_in_seconds_and_explained(contexts):
     ns = _context("00-1", contexts)
     a = da.arange(ns["N"], chunks=10)
-    total = (a ** 2).sum()   # 333,337 tasks: computing it is what took 675 s
+    total = (a**2).sum()  # 333,337 tasks: computing it is what took 675 s
     start = time.perf_counter()
     verdict = judge("00-1", {**ns, "a": a, "total": total})
     assert time.perf_counter() - start < 10

@@ -56,8 +56,9 @@ def test_fresh_clone_without_node_sets_up_and_serves_the_workshop(tmp_path):
     again = subprocess.run(["make", "--question", "setup"], cwd=clone, env=env)
     assert again.returncode == 0, "a second `make setup` would reinstall although nothing changed"
 
-    proc = subprocess.Popen([str(clone / ".venv" / "bin" / "gpu-dask-kit"), "lab", "--no-browser"], cwd=clone,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [str(clone / ".venv" / "bin" / "gpu-dask-kit"), "lab", "--no-browser"], cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     children, lines, url = [], [], None
     try:
         deadline = time.monotonic() + 120

@@ -131,6 +131,7 @@ def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_surv
 
 # --- issue 11: the defects a real GPU can check (the simulated tier has the others) -----------------
 
+
 def _compute_pids(index=0):
     import pynvml
 
@@ -153,8 +154,9 @@ def test_c_cudf_own_spilling_is_counted(no_leaks):
     import dask.dataframe as dd
     from distributed import wait
 
-    with kit.start_cluster(device="gpu", n_workers=1, enable_cudf_spill=True, device_memory_limit="off",
-                           rmm_pool_size="1GiB", rmm_maximum_pool_size="1GiB", verbose=False) as session:
+    with kit.start_cluster(
+        device="gpu", n_workers=1, enable_cudf_spill=True, device_memory_limit="off", rmm_pool_size="1GiB", rmm_maximum_pool_size="1GiB", verbose=False
+    ) as session:
         with dask.config.set({"dataframe.backend": "cudf"}):
             frame = dd.from_dict({"x": np.arange(60_000_000, dtype="float64")}, npartitions=12).persist()  # 480 MB
             more = (frame + 1).persist()

@@ -43,8 +43,9 @@ def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_sessio
     before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
     km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
-        status, out = _run(kc, "import gpu_dask_kit as kit, numpy as np\n"
-                               "s = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit='1GiB', verbose=False)")
+        status, out = _run(
+            kc, "import gpu_dask_kit as kit, numpy as np\ns = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit='1GiB', verbose=False)"
+        )
         assert status == "ok", out
         # ask a worker for 8 PiB: NumPy raises MemoryError there, distributed re-raises it here
         status, out = _run(kc, "s.client.submit(np.ones, 2**50, pure=False).result()")
@@ -54,8 +55,9 @@ def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_sessio
         assert status == "ok" and out.strip() == "3 True", out
         # a task that goes over the worker's 1 GiB memory_limit: its nanny kills it -> KilledWorker
         # (retried on fresh workers, by default 3 times, before the scheduler gives up)
-        status, out = _run(kc, "def hog():\n    a = np.ones(2**28); b = np.ones(2**28); return float(a.sum() + b.sum())\n"
-                               "s.client.submit(hog, pure=False).result()")
+        status, out = _run(
+            kc, "def hog():\n    a = np.ones(2**28); b = np.ones(2**28); return float(a.sum() + b.sum())\ns.client.submit(hog, pure=False).result()"
+        )
         assert status == "error" and "KilledWorker" in out, out
         assert "gpu-dask-kit: a worker died while running this task" in out, out
         status, out = _run(kc, "s.client.wait_for_workers(1, timeout=60); print(s.client.submit(sum, [2, 2]).result())")

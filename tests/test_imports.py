@@ -10,8 +10,11 @@ import gpu_dask_kit
 ROOT = Path(gpu_dask_kit.__file__).parent
 #: Calls from the session object into the notebook layer (``session.show()``, the HTML repr), imported
 #: inside the method only when a notebook calls it; the notebook layer imports the session, not back.
-UPWARD_CALLS = {("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets"), ("gpu_dask_kit.session", "gpu_dask_kit.notebook.reprs"),
-                ("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets")}
+UPWARD_CALLS = {
+    ("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets"),
+    ("gpu_dask_kit.session", "gpu_dask_kit.notebook.reprs"),
+    ("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets"),
+}
 
 
 def _module_name(path: Path) -> str:
@@ -64,7 +67,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -80,8 +83,10 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_scan_sees_the_layers():
     graph = _graph(top_level_only=False)
     assert "gpu_dask_kit.plan" in graph["gpu_dask_kit.session"]
-    assert "gpu_dask_kit.session" in graph["gpu_dask_kit.integrations.labextension"] or \
-        "gpu_dask_kit.deploy.local" in graph["gpu_dask_kit.integrations.labextension"]
+    assert (
+        "gpu_dask_kit.session" in graph["gpu_dask_kit.integrations.labextension"]
+        or "gpu_dask_kit.deploy.local" in graph["gpu_dask_kit.integrations.labextension"]
+    )
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 

@@ -26,14 +26,14 @@ def test_setup_is_up_to_date_after_make_setup():
     if not (BIN.parent / ".gpu-dask-kit-installed").exists() or BIN.parent != REPO / ".venv":
         pytest.skip("not running from the checkout's `make setup` venv")
     out = subprocess.run(["make", "--question", "setup"], cwd=REPO, capture_output=True, text=True)
-    assert out.returncode == 0, "make setup would reinstall although nothing changed:\n" + \
-        subprocess.run(["make", "-n", "setup"], cwd=REPO, capture_output=True, text=True).stdout
+    assert out.returncode == 0, (
+        "make setup would reinstall although nothing changed:\n" + subprocess.run(["make", "-n", "setup"], cwd=REPO, capture_output=True, text=True).stdout
+    )
 
 
 def test_lab_from_the_checkout_serves_the_first_notebook_and_prints_the_url_last():
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
-    proc = subprocess.Popen([str(BIN / "gpu-dask-kit"), "lab", "--no-browser"], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([str(BIN / "gpu-dask-kit"), "lab", "--no-browser"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines, children = [], []
     try:
         deadline = time.monotonic() + 120

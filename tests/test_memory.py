@@ -4,17 +4,48 @@ from gpu_dask_kit.errors import OptionError
 from gpu_dask_kit.memory import align_pool_size, describe_size, parse_size, resolve_size
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("4GiB", 4 * 2**30), ("512 MB", 512_000_000), (1024, 1024), ("1e9", 1_000_000_000),
-    (0.8, 0.8), ("0.5", 0.5), ("80%", 0.8), ("100%", 1.0), (1.0, 1.0), ("2 kib", 2048),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("4GiB", 4 * 2**30),
+        ("512 MB", 512_000_000),
+        (1024, 1024),
+        ("1e9", 1_000_000_000),
+        (0.8, 0.8),
+        ("0.5", 0.5),
+        ("80%", 0.8),
+        ("100%", 1.0),
+        (1.0, 1.0),
+        ("2 kib", 2048),
+    ],
+)
 def test_parse_size_accepts_documented_forms(given, expected):
     assert parse_size(given, "memory_limit") == expected
 
 
-@pytest.mark.parametrize("given", [
-    "12 parsecs", "", "   ", 0, -1, -0.5, 0.0, 1.5, "150%", "-3GB", "nan", "inf", float("inf"), True, [], {}, object(), "1.5",
-])
+@pytest.mark.parametrize(
+    "given",
+    [
+        "12 parsecs",
+        "",
+        "   ",
+        0,
+        -1,
+        -0.5,
+        0.0,
+        1.5,
+        "150%",
+        "-3GB",
+        "nan",
+        "inf",
+        float("inf"),
+        True,
+        [],
+        {},
+        object(),
+        "1.5",
+    ],
+)
 def test_parse_size_rejects_with_parameter_value_and_forms(given):
     with pytest.raises(OptionError) as info:
         parse_size(given, "device_memory_limit")

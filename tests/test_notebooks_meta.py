@@ -14,8 +14,16 @@ import pytest
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 EXPECTED = [
-    "00_start_here", "01_gpu_cluster_setup", "02_arrays_and_svd", "03_dataframes_groupby", "04_map_partitions",
-    "05_delayed_regressions", "06_persist_vs_compute", "07_multi_gpu_etl", "08_scripts_and_clusters", "09_gpu_first",
+    "00_start_here",
+    "01_gpu_cluster_setup",
+    "02_arrays_and_svd",
+    "03_dataframes_groupby",
+    "04_map_partitions",
+    "05_delayed_regressions",
+    "06_persist_vs_compute",
+    "07_multi_gpu_etl",
+    "08_scripts_and_clusters",
+    "09_gpu_first",
 ]
 #: Removed or deprecated APIs that old GPU-Dask notebooks still use (DESIGN.md, "Things users complain about").
 REMOVED_APIS = ["rmm.rmm_cupy_allocator", "from_dask_dataframe", "jit_unspill", "rmm.reinitialize(pool_allocator"]
@@ -94,7 +102,7 @@ def test_exercises_have_prompt_answer_cell_then_check_and_no_solution_cell(noteb
         assert prompt.cell_type == "markdown" and match, f"{path.name} cell {i}: prompt '**Exercise NN-k.**' missing"
         key = match.group(1)
         assert key.startswith(path.stem[:2]) and key in EXERCISES, f"{path.name}: unknown exercise {key}"
-        assert f"exercises.solution(\"{key}\")" in prompt.source, f"{path.name} {key}: the prompt should say how to get the solution"
+        assert f'exercises.solution("{key}")' in prompt.source, f"{path.name} {key}: the prompt should say how to get the solution"
         for name in EXERCISES[key].names:
             assert re.search(rf"^{name} = \.\.\.$", cell.source, flags=re.MULTILINE), f"{path.name} {key}: {name} = ... missing"
         assert "self-check" in check.metadata.get("tags", []), f"{path.name} cell {i + 1}: the check should follow the answer cell"

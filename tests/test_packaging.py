@@ -15,9 +15,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def test_public_api_is_pinned():
     assert gpu_dask_kit.__all__ == [
-        "__version__", "ClusterOptions", "ClusterSession", "EnvironmentReport", "KitError", "OptionError",
-        "ClusterStartError", "ConnectError", "KitWarning", "detect", "start_cluster", "current_session",
-        "add_cluster_args", "start_cluster_from_args", "show",
+        "__version__",
+        "ClusterOptions",
+        "ClusterSession",
+        "EnvironmentReport",
+        "KitError",
+        "OptionError",
+        "ClusterStartError",
+        "ConnectError",
+        "KitWarning",
+        "detect",
+        "start_cluster",
+        "current_session",
+        "add_cluster_args",
+        "start_cluster_from_args",
+        "show",
     ]
     for name in gpu_dask_kit.__all__:
         assert hasattr(gpu_dask_kit, name), name
@@ -25,9 +37,11 @@ def test_public_api_is_pinned():
 
 
 def test_import_is_light_and_side_effect_free(tmp_path):
-    code = ("import sys, os; import gpu_dask_kit; "
-            "heavy = [m for m in ('cupy', 'cudf', 'rmm', 'cuml', 'dask_cuda', 'ipywidgets', 'jupyter_server', 'distributed') if m in sys.modules]; "
-            "print(heavy)")
+    code = (
+        "import sys, os; import gpu_dask_kit; "
+        "heavy = [m for m in ('cupy', 'cudf', 'rmm', 'cuml', 'dask_cuda', 'ipywidgets', 'jupyter_server', 'distributed') if m in sys.modules]; "
+        "print(heavy)"
+    )
     env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR="", GPU_DASK_KIT_RUNTIME_DIR="")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
     assert out.stdout.strip() == "[]"
@@ -54,8 +68,10 @@ def test_environment_yml_names_the_same_packages_as_pyproject():
 def test_gpu_extras_match_each_other():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         extras = tomllib.load(f)["project"]["optional-dependencies"]
+
     def strip(reqs):
         return {re.sub(r"-cu1[23]$|-cuda1[23]x$", "", n) for n in _names(reqs)}
+
     assert strip(extras["gpu-cu12"]) == strip(extras["gpu-cu13"]) == {"dask-cuda", "cudf", "dask-cudf", "cuml", "rmm", "cupy"}
     assert "dask-cuda[cu12]" in " ".join(extras["gpu-cu12"]) and "dask-cuda[cu13]" in " ".join(extras["gpu-cu13"])
 

@@ -11,9 +11,13 @@ GiB = 2**30
 
 def report(n_gpus=1, total=16 * GiB, rmm=True, cupy=True, cudf=True, ucxx=False):
     gpus = tuple(GPUInfo(i, "Fake GPU", f"GPU-{i}", total, total) for i in range(n_gpus))
-    libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "rmm": LibraryInfo(rmm, "26.10" if rmm else None),
-            "cupy": LibraryInfo(cupy, "13.6" if cupy else None), "dask_cudf": LibraryInfo(cudf, None),
-            "distributed_ucxx": LibraryInfo(ucxx, None)}
+    libs = {
+        "dask_cuda": LibraryInfo(True, "26.10", True),
+        "rmm": LibraryInfo(rmm, "26.10" if rmm else None),
+        "cupy": LibraryInfo(cupy, "13.6" if cupy else None),
+        "dask_cudf": LibraryInfo(cudf, None),
+        "distributed_ucxx": LibraryInfo(ucxx, None),
+    }
     mode, reason, text = ("gpu", Reason.OK, "GPU mode: fake.") if n_gpus else ("cpu", Reason.NO_DRIVER, "CPU mode: no NVIDIA driver was found on this machine.")
     return EnvironmentReport(mode, reason, text, gpus, "580", "13.0", libs, cpu_count=8)
 
@@ -47,15 +51,18 @@ def test_async_instead_of_pool_never_both():
     assert kw["rmm_async"] is True and "rmm_pool_size" not in kw
 
 
-@pytest.mark.parametrize("kw, parameter, fragment", [
-    ({"device_memory_limit": "64GiB"}, "device_memory_limit", "at most the GPU's memory (16.00 GiB on GPU 0"),
-    ({"rmm_pool_size": "17GiB"}, "rmm_pool_size", "at most the GPU's memory"),
-    ({"rmm_pool_size": "1GiB", "rmm_maximum_pool_size": "20GiB"}, "rmm_maximum_pool_size", "at most the GPU's memory"),
-    ({"CUDA_VISIBLE_DEVICES": "7"}, "CUDA_VISIBLE_DEVICES", "(indices: 0)"),
-    ({"CUDA_VISIBLE_DEVICES": "GPU-unknown"}, "CUDA_VISIBLE_DEVICES", "gpu-dask-kit doctor"),
-    ({"n_workers": 3}, "n_workers", "one worker per GPU (1 visible)"),
-    ({"protocol": "ucx"}, "protocol", "distributed-ucxx"),
-])
+@pytest.mark.parametrize(
+    "kw, parameter, fragment",
+    [
+        ({"device_memory_limit": "64GiB"}, "device_memory_limit", "at most the GPU's memory (16.00 GiB on GPU 0"),
+        ({"rmm_pool_size": "17GiB"}, "rmm_pool_size", "at most the GPU's memory"),
+        ({"rmm_pool_size": "1GiB", "rmm_maximum_pool_size": "20GiB"}, "rmm_maximum_pool_size", "at most the GPU's memory"),
+        ({"CUDA_VISIBLE_DEVICES": "7"}, "CUDA_VISIBLE_DEVICES", "(indices: 0)"),
+        ({"CUDA_VISIBLE_DEVICES": "GPU-unknown"}, "CUDA_VISIBLE_DEVICES", "gpu-dask-kit doctor"),
+        ({"n_workers": 3}, "n_workers", "one worker per GPU (1 visible)"),
+        ({"protocol": "ucx"}, "protocol", "distributed-ucxx"),
+    ],
+)
 def test_machine_checks_on_one_16gib_gpu(kw, parameter, fragment):
     with pytest.raises(OptionError) as info:
         plan(report(), **kw)
@@ -133,8 +140,7 @@ def test_planning_touches_no_file_and_reads_no_live_machine(monkeypatch, tmp_pat
     object.__setattr__(rep, "host_memory_total", 8 * GiB)  # an 8 GiB machine, whatever this one has
     folder = tmp_path / "not-yet"
     options = ClusterOptions.from_config(local_directory=str(folder), memory_limit="2GiB", n_workers=2)
-    for owner, name in [(os, "makedirs"), (os, "mkdir"), (pathlib.Path, "mkdir"), (builtins, "open"),
-                        (psutil, "virtual_memory"), (os, "cpu_count")]:
+    for owner, name in [(os, "makedirs"), (os, "mkdir"), (pathlib.Path, "mkdir"), (builtins, "open"), (psutil, "virtual_memory"), (os, "cpu_count")]:
         monkeypatch.setattr(owner, name, refuse)
     try:
         p = make_plan(options, rep)

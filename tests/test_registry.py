@@ -89,19 +89,21 @@ def test_shutdown_of_another_processes_live_session(tmp_path, runtime_dir):
 
 def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_dir):
     # a record whose owner ran and exited (nothing recorded runs): pruned
-    code = ("from gpu_dask_kit import registry\n"
-            "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
-            " n_workers=0, options={}, kind='script').id)")
+    code = (
+        "from gpu_dask_kit import registry\n"
+        "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
+        " n_workers=0, options={}, kind='script').id)"
+    )
     import subprocess
     import sys
 
-    dead = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)),
-                          capture_output=True, text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", code], env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)), capture_output=True, text=True, check=True
+    ).stdout.strip()
     # a record whose owner is gone but one recorded process still runs: kept (stale, for --cleanup)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        kept = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=1, options={},
-                                 worker_pids=[sleeper.pid])
+        kept = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=1, options={}, worker_pids=[sleeper.pid])
         kept.owner = {"pid": 999_999_999, "create_time": 0.0}
         registry.update(kept)
         mine = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})

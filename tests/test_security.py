@@ -55,6 +55,7 @@ def runtime_dir(tmp_path, monkeypatch):
 
 # --- every component of a default cluster listens on loopback only ----------------------------------------
 
+
 def _listeners(pids, exclude=frozenset()) -> dict[tuple[str, int], int]:
     """{(ip, port): pid} of the LISTEN sockets of ``pids``, minus ``exclude``."""
     found = {}
@@ -115,14 +116,14 @@ def test_default_cluster_listens_on_loopback_only(no_leaks):
 
 # --- the server extension: authentication, XSRF, origin, host --------------------------------------------
 
+
 def _enumerate_routes() -> list[tuple[str, str]]:
     """(method, path) for every verb of every route in make_handlers; a new route is covered automatically."""
     routes = []
     for pattern, handler, _kwargs in handlers_module.make_handlers("", None):
         path = re.sub(r"\(\?P<\w+>[^)]*\)", VALID_UNKNOWN, pattern).removesuffix("/?").lstrip("/")
         assert not set(path) & set("()[]?*+\\$^"), f"route {pattern!r}: teach _enumerate_routes its placeholder"
-        verbs = [m for m in handler.SUPPORTED_METHODS
-                 if any(m.lower() in vars(k) for k in handler.__mro__ if k.__module__.startswith("gpu_dask_kit"))]
+        verbs = [m for m in handler.SUPPORTED_METHODS if any(m.lower() in vars(k) for k in handler.__mro__ if k.__module__.startswith("gpu_dask_kit"))]
         assert verbs, pattern
         routes += [(verb, path) for verb in verbs]
     return routes
@@ -134,11 +135,15 @@ WRITE_VERBS = ("POST", "PUT", "PATCH", "DELETE")
 
 
 def test_route_enumeration_matches_the_handlers_module(jp_serverapp):
-    kit_handlers = {obj for obj in vars(handlers_module).values()
-                    if isinstance(obj, type) and issubclass(obj, handlers_module.KitHandler) and obj is not handlers_module.KitHandler}
+    kit_handlers = {
+        obj
+        for obj in vars(handlers_module).values()
+        if isinstance(obj, type) and issubclass(obj, handlers_module.KitHandler) and obj is not handlers_module.KitHandler
+    }
     routed = {handler for _, handler, _ in handlers_module.make_handlers("", None)}
     assert kit_handlers == routed, "a KitHandler subclass is not routed (or a route is not a KitHandler)"
     assert ("DELETE", f"sessions/{VALID_UNKNOWN}") in ROUTES and ("GET", "environment") in ROUTES
+
     # the routes are really mounted on the server under the base URL
     def targets(router):
         for rule in getattr(router, "rules", []):
@@ -161,8 +166,7 @@ class Browser:
         response = await self.client.fetch(url, raise_error=False)
         self._keep(response)
         body = urllib.parse.urlencode({"password": token, "_xsrf": self.xsrf})
-        response = await self.client.fetch(url, method="POST", body=body, headers={"Cookie": self.cookie},
-                                           follow_redirects=False, raise_error=False)
+        response = await self.client.fetch(url, method="POST", body=body, headers={"Cookie": self.cookie}, follow_redirects=False, raise_error=False)
         assert response.code == 302, response.code
         self._keep(response)
         assert any(name.startswith("username-") for name in self.jar), "the login set no cookie"
@@ -187,8 +191,15 @@ class Browser:
         all_headers.update(headers or {})
         if body is None and method in ("POST", "PUT", "PATCH"):
             body = "{}"
-        return await self.client.fetch(url_path_join(self.base_url, API, path), method=method, headers=all_headers, body=body,
-                                       raise_error=False, follow_redirects=False, allow_nonstandard_methods=True)
+        return await self.client.fetch(
+            url_path_join(self.base_url, API, path),
+            method=method,
+            headers=all_headers,
+            body=body,
+            raise_error=False,
+            follow_redirects=False,
+            allow_nonstandard_methods=True,
+        )
 
 
 @pytest.fixture
@@ -246,8 +257,15 @@ async def test_every_route_rejects_requests_without_valid_credentials(jp_servera
     for method in ("GET", *WRITE_VERBS):
         for path in PATHS:
             url = url_path_join(jp_base_url, API, _path_for(path, record)) + query
-            response = await http_server_client.fetch(url, method=method, headers=headers, raise_error=False, follow_redirects=False,
-                                                      body="{}" if method in ("POST", "PUT", "PATCH") else None, allow_nonstandard_methods=True)
+            response = await http_server_client.fetch(
+                url,
+                method=method,
+                headers=headers,
+                raise_error=False,
+                follow_redirects=False,
+                body="{}" if method in ("POST", "PUT", "PATCH") else None,
+                allow_nonstandard_methods=True,
+            )
             # the verbs a route implements answer 403; a verb it lacks may say so (405), with nothing in the reply
             refused = (401, 403) if (method, path) in ROUTES else (401, 403, 405)
             if response.code not in refused or _has_data(response):
@@ -295,6 +313,7 @@ async def test_requests_for_a_non_local_host_are_rejected(jp_fetch, record):
 
 # --- the registry: private files, validated ids, only registered sessions ----------------------------------
 
+
 def test_registry_files_are_private_even_with_a_permissive_umask(runtime_dir):
     runtime_dir.mkdir(mode=0o777)
     os.chmod(runtime_dir, 0o777)
@@ -323,9 +342,21 @@ def victim(tmp_path, runtime_dir):
     assert path.exists() and (path.read_bytes(), path.stat().st_mtime_ns) == before, "a file outside the registry was touched"
 
 
-TRAVERSAL_IDS = ["..", "../x", "%2e%2e", "%2e%2e%2f%2e%2e%2fvictim", "x%2F..%2F..%2Fvictim", "session-x%2F..%2F..%2Fvictim",
-                 "..%5C..%5Cvictim", "%252e%252e%252fvictim", "a" * 5000, "0" * 33, VALID_UNKNOWN.upper(), "%00" + VALID_UNKNOWN[3:],
-                 VALID_UNKNOWN + "%2F..%2F..%2Fvictim"]
+TRAVERSAL_IDS = [
+    "..",
+    "../x",
+    "%2e%2e",
+    "%2e%2e%2f%2e%2e%2fvictim",
+    "x%2F..%2F..%2Fvictim",
+    "session-x%2F..%2F..%2Fvictim",
+    "..%5C..%5Cvictim",
+    "%252e%252e%252fvictim",
+    "a" * 5000,
+    "0" * 33,
+    VALID_UNKNOWN.upper(),
+    "%00" + VALID_UNKNOWN[3:],
+    VALID_UNKNOWN + "%2F..%2F..%2Fvictim",
+]
 
 
 async def test_traversal_and_malformed_ids_are_4xx_and_touch_nothing(jp_fetch, http_server_client, jp_base_url, jp_auth_header, victim, runtime_dir):
@@ -356,15 +387,49 @@ async def test_an_id_with_a_trailing_newline_is_rejected(jp_fetch):
 def foreign_cluster(tmp_path):
     """A Dask scheduler and worker started by hand (not by the kit), stopped by PID afterwards."""
     sched_file = tmp_path / "foreign-scheduler.json"
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                               "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         _wait_for_file(sched_file, procs[0])
         address = json.loads(sched_file.read_text())["address"]
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
-                                       "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--memory-limit",
+                    "1GiB",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-nanny",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         yield address, procs
     finally:
         _stop(procs)
@@ -406,9 +471,16 @@ async def test_a_cluster_the_registry_does_not_list_cannot_be_shut_down(jp_fetch
     worker_pid = await _in_thread(_worker_pid, address)
     attempts = [address, urllib.parse.quote(address, safe=""), str(procs[0].pid), str(worker_pid), VALID_UNKNOWN, uuid.uuid4().hex]
     # A record planted by another Unix user (a neighbour) names this cluster; the kit must ignore it.
-    planted = registry.SessionRecord(id=uuid.uuid4().hex, owner={"pid": 1, "create_time": 0.0}, scheduler_address=address,
-                                     dashboard_link=None, backend="cpu", n_workers=1, options={},
-                                     processes=[registry.process_identity(worker_pid)])
+    planted = registry.SessionRecord(
+        id=uuid.uuid4().hex,
+        owner={"pid": 1, "create_time": 0.0},
+        scheduler_address=address,
+        dashboard_link=None,
+        backend="cpu",
+        n_workers=1,
+        options={},
+        processes=[registry.process_identity(worker_pid)],
+    )
     if os.geteuid() == 0:
         runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = runtime_dir / f"session-{planted.id}.json"
@@ -432,8 +504,16 @@ async def test_a_cluster_the_registry_does_not_list_cannot_be_shut_down(jp_fetch
 
 def _plant(runtime_dir: Path, processes: list[dict]) -> str:
     """A record of a notebook whose kernel is gone (owner: a PID that is not running), naming ``processes``."""
-    rec = registry.SessionRecord(id=uuid.uuid4().hex, owner={"pid": 2**22 + 17, "create_time": 0.0}, scheduler_address=None,
-                                 dashboard_link=None, backend="cpu", n_workers=len(processes), options={}, processes=processes)
+    rec = registry.SessionRecord(
+        id=uuid.uuid4().hex,
+        owner={"pid": 2**22 + 17, "create_time": 0.0},
+        scheduler_address=None,
+        dashboard_link=None,
+        backend="cpu",
+        n_workers=len(processes),
+        options={},
+        processes=processes,
+    )
     runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = runtime_dir / f"session-{rec.id}.json"
     path.write_text(json.dumps(dataclasses.asdict(rec)))
@@ -465,12 +545,50 @@ async def _in_thread(func, *args):
 
 # --- no route runs code from the request -----------------------------------------------------------------
 
-_FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "execfile", "runpy", "system", "popen", "spawn", "spawnv", "spawnl",
-                    "execv", "execve", "execvp", "Popen", "run", "call", "check_call", "check_output", "getoutput", "loads",
-                    "load", "import_module", "create_subprocess_exec", "create_subprocess_shell", "unsafe_load", "full_load"}
+_FORBIDDEN_CALLS = {
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "execfile",
+    "runpy",
+    "system",
+    "popen",
+    "spawn",
+    "spawnv",
+    "spawnl",
+    "execv",
+    "execve",
+    "execvp",
+    "Popen",
+    "run",
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "loads",
+    "load",
+    "import_module",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+    "unsafe_load",
+    "full_load",
+}
 _FORBIDDEN_MODULES = {"subprocess", "pickle", "marshal", "shelve", "runpy", "code", "codeop", "pty", "commands"}
-_REQUEST_INPUT = {"body", "arguments", "body_arguments", "query_arguments", "files", "get_argument", "get_arguments",
-                  "get_body_argument", "get_body_arguments", "get_query_argument", "get_query_arguments", "get_json_body"}
+_REQUEST_INPUT = {
+    "body",
+    "arguments",
+    "body_arguments",
+    "query_arguments",
+    "files",
+    "get_argument",
+    "get_arguments",
+    "get_body_argument",
+    "get_body_arguments",
+    "get_query_argument",
+    "get_query_arguments",
+    "get_json_body",
+}
 
 
 def _server_sources():
@@ -545,12 +663,27 @@ async def test_no_route_runs_code_or_starts_processes_from_the_request(jp_fetch,
         for path in PATHS:
             for i, payload in enumerate(payloads):
                 body = bodies[i % len(bodies)] if method != "GET" else None
-                response = await jp_fetch(API, path, method=method, body=body, raise_error=False, allow_nonstandard_methods=True,
-                                          params={"q": payload, "code": payload}, headers={"X-Command": payload.replace("\n", " ")})
+                response = await jp_fetch(
+                    API,
+                    path,
+                    method=method,
+                    body=body,
+                    raise_error=False,
+                    allow_nonstandard_methods=True,
+                    params={"q": payload, "code": payload},
+                    headers={"X-Command": payload.replace("\n", " ")},
+                )
                 codes.add(response.code)
             for payload in payloads:
-                response = await jp_fetch(API, "sessions", payload, method=method, raise_error=False,
-                                          body="{}" if method in ("POST", "PUT", "PATCH") else None, allow_nonstandard_methods=True)
+                response = await jp_fetch(
+                    API,
+                    "sessions",
+                    payload,
+                    method=method,
+                    raise_error=False,
+                    body="{}" if method in ("POST", "PUT", "PATCH") else None,
+                    allow_nonstandard_methods=True,
+                )
                 codes.add(response.code)
     await asyncio.sleep(0.5)  # a shell started in the background would have written by now
     assert codes <= {200, 400, 404, 405}, codes
@@ -560,6 +693,7 @@ async def test_no_route_runs_code_or_starts_processes_from_the_request(jp_fetch,
 
 
 # --- the Jupyter token stays out of places others can see ----------------------------------------------
+
 
 def test_lab_command_line_carries_no_token(tmp_path):
     """Other users see every process's argv (`ps`): `gpu-dask-kit lab` never puts a token there."""
@@ -572,6 +706,7 @@ def test_lab_command_line_carries_no_token(tmp_path):
 
 # --- TLS to a remote scheduler ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tls_cluster(tmp_path_factory):
     """A TLS-only `dask scheduler` (require-encryption) plus one TLS worker, with certificates from a throwaway CA."""
@@ -580,8 +715,13 @@ def tls_cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tls")
     ca = trustme.CA()
     server, client = ca.issue_cert("127.0.0.1", "localhost"), ca.issue_cert("127.0.0.1")
-    files = {"ca": folder / "ca.pem", "server_cert": folder / "server.pem", "server_key": folder / "server.key",
-             "client_cert": folder / "client.pem", "client_key": folder / "client.key"}
+    files = {
+        "ca": folder / "ca.pem",
+        "server_cert": folder / "server.pem",
+        "server_key": folder / "server.key",
+        "client_cert": folder / "client.pem",
+        "client_key": folder / "client.key",
+    }
     ca.cert_pem.write_to_path(files["ca"])
     server.cert_chain_pems[0].write_to_path(files["server_cert"])
     server.private_key_pem.write_to_path(files["server_key"])
@@ -594,17 +734,49 @@ def tls_cluster(tmp_path_factory):
     env = dict(os.environ, DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION="True")
     sched_file = folder / "scheduler.json"
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    procs = [subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", "0", "--protocol", "tls", "--dashboard-address", "127.0.0.1:0",
-                               "--scheduler-file", str(sched_file), *tls], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [*dask, "--host", "127.0.0.1", "--port", "0", "--protocol", "tls", "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(sched_file), *tls],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         _wait_for_file(sched_file, procs[0])
         address = json.loads(sched_file.read_text())["address"]
         assert address.startswith("tls://127.0.0.1:")
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--nworkers", "1",
-                                       "--memory-limit", "1GiB", "--host", "127.0.0.1", "--no-nanny", *tls],
-                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        yield {"address": address, "scheduler_address": address, "scheduler_file": str(sched_file), "procs": procs, "folder": folder,
-               **{k: str(v) for k, v in files.items()}}
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--memory-limit",
+                    "1GiB",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-nanny",
+                    *tls,
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        yield {
+            "address": address,
+            "scheduler_address": address,
+            "scheduler_file": str(sched_file),
+            "procs": procs,
+            "folder": folder,
+            **{k: str(v) for k, v in files.items()},
+        }
     finally:
         _stop(procs)
 
@@ -635,8 +807,7 @@ def test_a_tls_scheduler_refuses_plain_tcp_and_foreign_certificates(tls_cluster,
     with pytest.raises(ConnectError, match=re.escape(f"scheduler_address={plain!r}")):
         kit.start_cluster(verbose=False, connect_timeout=5, scheduler_address=plain)
     with pytest.raises(ConnectError) as info:
-        kit.start_cluster(verbose=False, connect_timeout=5, scheduler_address=tls_cluster["address"],
-                          security=_security(tls_cluster, "other.pem", "other.key"))
+        kit.start_cluster(verbose=False, connect_timeout=5, scheduler_address=tls_cluster["address"], security=_security(tls_cluster, "other.pem", "other.key"))
     assert "security=" in str(info.value)
     assert list(runtime_dir.glob("session-*.json")) == []
     assert all(p.poll() is None for p in tls_cluster["procs"])

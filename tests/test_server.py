@@ -56,10 +56,17 @@ async def fetch_json(jp_fetch, *parts, method="GET"):
 
 # --- authentication ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method,path", [
-    ("GET", "environment"), ("GET", "gpus"), ("GET", "sessions"),
-    ("GET", f"sessions/{VALID_UNKNOWN}"), ("DELETE", f"sessions/{VALID_UNKNOWN}"),
-])
+
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("GET", "environment"),
+        ("GET", "gpus"),
+        ("GET", "sessions"),
+        ("GET", f"sessions/{VALID_UNKNOWN}"),
+        ("DELETE", f"sessions/{VALID_UNKNOWN}"),
+    ],
+)
 async def test_every_route_needs_authentication(jp_serverapp, http_server_client, jp_base_url, method, path):
     url = url_path_join(jp_base_url, API, path)
     response = await http_server_client.fetch(url, method=method, raise_error=False)
@@ -69,6 +76,7 @@ async def test_every_route_needs_authentication(jp_serverapp, http_server_client
 
 
 # --- environment and gpus ----------------------------------------------------------------------------
+
 
 async def test_environment_is_detect_to_dict(jp_fetch):
     code, model = await fetch_json(jp_fetch, "environment")
@@ -146,8 +154,14 @@ async def test_sampler_with_fake_nvml_reads_off_the_loop_at_a_bounded_rate(fake_
         first, *rest = await asyncio.gather(*(sampler.get() for _ in range(10)))
         assert all(r is first for r in rest)
         assert [g["uuid"] for g in first["gpus"]] == ["GPU-fake-0", "GPU-fake-1"]
-        assert first["gpus"][1] == {"index": 1, "name": "Fake A100", "uuid": "GPU-fake-1",
-                                    "memory_total": 16 * 2**30, "memory_used": 2 * 2**30, "utilization": 41}
+        assert first["gpus"][1] == {
+            "index": 1,
+            "name": "Fake A100",
+            "uuid": "GPU-fake-1",
+            "memory_total": 16 * 2**30,
+            "memory_used": 2 * 2**30,
+            "utilization": 41,
+        }
         assert first["reason"] is None
         assert sampler.reads == 1 and fake_nvml.count_calls == 1
         assert fake_nvml.threads and all(t.startswith("gpu-dask-kit-nvml") for t in fake_nvml.threads)
@@ -178,6 +192,7 @@ async def test_sampler_survives_a_failing_sample():
 
 
 # --- sessions ----------------------------------------------------------------------------------------
+
 
 async def test_sessions_empty(jp_fetch):
     code, model = await fetch_json(jp_fetch, "sessions")
@@ -255,6 +270,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 
 
 # --- dask-labextension integration --------------------------------------------------------------------
+
 
 async def test_server_makes_our_factory_dask_labextensions_default(jp_serverapp):
     import dask

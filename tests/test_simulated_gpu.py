@@ -18,7 +18,7 @@ import pytest
 import gpu_dask_kit as kit
 from gpu_dask_kit.errors import OptionError
 
-from .conftest import kit_children, wait_for_no_new_children
+from .conftest import kit_children
 from .simgpu import simnvml
 from .simgpu.fixtures import child_env, sim_gpus  # noqa: F401
 
@@ -93,8 +93,9 @@ def test_doctor_describes_the_simulated_gpus(sim_gpus):
     assert "570.86.15" in text and "CUDA (driver): 12.8" in text
     assert text.count("Simulated A100-SXM4-40GB") == 2 and "39.00 GiB free of 40.00 GiB" in text
     assert "GPU-51000000-0000-4000-8000-000000000000" in text and "GPU-51000001-0000-4000-8000-000000000001" in text
-    data = json.loads(subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor", "--json"], env=child_env(),
-                                     capture_output=True, text=True, timeout=120, check=True).stdout)
+    data = json.loads(
+        subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor", "--json"], env=child_env(), capture_output=True, text=True, timeout=120, check=True).stdout
+    )
     assert data["mode"] == "gpu" and [g["memory_total"] for g in data["gpus"]] == [40 * GiB, 40 * GiB]
 
 
@@ -155,11 +156,43 @@ def cli_cluster(sim_gpus, tmp_path):
         sim_gpus(gpus)
         scheduler_file = tmp_path / "scheduler.json"
         log = open(tmp_path / "cluster.log", "w")
-        procs.append(_start([os.path.join(BIN, "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(scheduler_file)], log))
+        procs.append(
+            _start(
+                [
+                    os.path.join(BIN, "dask"),
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--dashboard-address",
+                    "127.0.0.1:0",
+                    "--scheduler-file",
+                    str(scheduler_file),
+                ],
+                log,
+            )
+        )
         worker = ["cuda", "worker"] if kind == "cuda" else ["worker", "--nworkers", str(gpus)]
-        procs.append(_start([os.path.join(BIN, "dask"), *worker, "--scheduler-file", str(scheduler_file),
-                             "--host", "127.0.0.1", "--memory-limit", "1GiB", "--nthreads", "1", "--death-timeout", "60"], log))
+        procs.append(
+            _start(
+                [
+                    os.path.join(BIN, "dask"),
+                    *worker,
+                    "--scheduler-file",
+                    str(scheduler_file),
+                    "--host",
+                    "127.0.0.1",
+                    "--memory-limit",
+                    "1GiB",
+                    "--nthreads",
+                    "1",
+                    "--death-timeout",
+                    "60",
+                ],
+                log,
+            )
+        )
         deadline = time.monotonic() + 60
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -40,6 +39,7 @@ def _with_library(report, name, version="26.10.0"):
 
 
 # --- a. connect mode recognises dask-cuda workers -------------------------------------------------
+
 
 @pytest.mark.xfail(strict=True, reason="issue 11 defect a: connect mode reads GPU keys that workers do not report, so dask-cuda workers look like CPU workers")
 def test_a_connect_mode_recognises_dask_cuda_workers(no_leaks, cli_cluster):
@@ -74,6 +74,7 @@ def test_a_plain_dask_worker_on_a_gpu_host_is_not_a_gpu_cluster(no_leaks, cli_cl
 
 # --- b. the process's own CUDA_VISIBLE_DEVICES ----------------------------------------------------
 
+
 @pytest.mark.xfail(strict=True, reason="issue 11 defect b: the process's CUDA_VISIBLE_DEVICES is ignored; workers start on every GPU of the machine")
 def test_b_start_cluster_honours_the_process_cuda_visible_devices(sim_gpus, monkeypatch, no_leaks):
     sim_gpus(2)
@@ -100,14 +101,14 @@ def test_b_plan_honours_cuda_visible_devices_by_uuid(sim_gpus, monkeypatch):
 @pytest.mark.xfail(strict=True, reason="issue 11 defect b: `gpu-dask-kit doctor` does not show the process's CUDA_VISIBLE_DEVICES")
 def test_b_doctor_shows_the_process_cuda_visible_devices(sim_gpus):
     sim_gpus(4)
-    out = subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor"], env=child_env(CUDA_VISIBLE_DEVICES="2"),
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor"], env=child_env(CUDA_VISIBLE_DEVICES="2"), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if "CUDA_VISIBLE_DEVICES" in line]
     assert lines and "2" in lines[0], out.stdout
 
 
 # --- c. the memory snapshot on a GPU --------------------------------------------------------------
+
 
 @pytest.mark.xfail(strict=True, reason="issue 11 defect c: with device_memory_limit='off' and no host limit a worker reports no GPU numbers")
 def test_c_memory_has_device_numbers_without_any_spilling(sim_gpus, no_leaks):
@@ -143,6 +144,7 @@ def test_c_spilled_to_host_counts_only_what_left_the_gpu(sim_gpus, no_leaks):
 
 
 # --- d. GPU with cuDF but without cuML ------------------------------------------------------------
+
 
 class _CudfFrameStandIn:
     """Duck type of a cuDF DataFrame/Series (cuDF needs a GPU to import): the kit's ``to_host`` contract
@@ -181,6 +183,7 @@ def test_d_gpu_without_cuml_converts_or_names_the_extra_before_the_fit():
 
 # --- e. checks that belong before the start -------------------------------------------------------
 
+
 @pytest.mark.xfail(strict=True, reason="issue 11 defect e: enable_cudf_spill=True without cuDF fails inside LocalCUDACluster, not as an OptionError")
 def test_e_cudf_spill_without_cudf_is_refused_before_anything_starts(sim_gpus, no_leaks):
     if importlib.util.find_spec("cudf") is not None:
@@ -208,7 +211,9 @@ def test_e_rmm_pool_larger_than_free_memory_is_refused(sim_gpus, pool):
     make_plan(ClusterOptions.from_config(rmm_pool_size="8GiB"), report)  # what fits is still accepted
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect e: GPUs whose NVML memory query is 'not supported' (unified memory) are reported as 'driver did not answer'")
+@pytest.mark.xfail(
+    strict=True, reason="issue 11 defect e: GPUs whose NVML memory query is 'not supported' (unified memory) are reported as 'driver did not answer'"
+)
 def test_e_unified_memory_gpus_are_usable(sim_gpus):
     sim_gpus(1, name="Simulated NVIDIA GH200 480GB", memory_supported=False)
     report = kit.detect()
@@ -220,6 +225,7 @@ def test_e_unified_memory_gpus_are_usable(sim_gpus):
 
 
 # --- f. an allocator by default -------------------------------------------------------------------
+
 
 @pytest.mark.xfail(strict=True, reason="issue 11 defect f: no RMM allocator by default (every CuPy allocation is a cudaMalloc/cudaFree)")
 def test_f_async_allocator_is_the_default_on_gpu_unless_a_pool_is_asked(sim_gpus):
@@ -236,6 +242,7 @@ def test_f_async_allocator_is_the_default_on_gpu_unless_a_pool_is_asked(sim_gpus
 
 
 # --- g. no CUDA in the notebook process; notebook 02's spilling cell ------------------------------
+
 
 @pytest.mark.xfail(strict=True, reason="issue 11 defect g: random_array builds CuPy random generators in the client (a CUDA context on GPU 0)")
 def test_g_random_array_builds_without_cuda_in_the_notebook_process(sim_gpus, no_leaks):

@@ -25,8 +25,8 @@ def python_version() -> str:
 def test_labextension_version_is_the_python_version():
     npm = json.loads((REPO / "labextension" / "package.json").read_text())["version"]
     assert npm == python_version(), (
-        f"labextension/package.json has version {npm!r} but gpu_dask_kit/_version.py has {python_version()!r}: "
-        "set both to the same X.Y.Z")
+        f"labextension/package.json has version {npm!r} but gpu_dask_kit/_version.py has {python_version()!r}: set both to the same X.Y.Z"
+    )
 
 
 def test_the_installed_package_reports_the_same_version():

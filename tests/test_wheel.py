@@ -41,17 +41,22 @@ def wheel_venv(tmp_path_factory):
     dist, venv, home = base / "dist", base / "venv", base / "home"
     home.mkdir()
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    build = ([uv, "build", "--wheel", "--out-dir", str(dist), str(REPO)] if uv else
-             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dist), str(REPO)])
+    build = (
+        [uv, "build", "--wheel", "--out-dir", str(dist), str(REPO)]
+        if uv
+        else [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dist), str(REPO)]
+    )
     _run(build, dict(os.environ), REPO)
     wheels = list(dist.glob("gpu_dask_kit-*.whl"))
     assert len(wheels) == 1, wheels
     _run([sys.executable, "-m", "venv", str(venv)], dict(os.environ), base)
-    install = ([uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheels[0])] if uv else
-               [str(venv / "bin" / "python"), "-m", "pip", "install", str(wheels[0])])
+    install = (
+        [uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheels[0])]
+        if uv
+        else [str(venv / "bin" / "python"), "-m", "pip", "install", str(wheels[0])]
+    )
     _run(install, dict(os.environ), base)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV", "GPU_DASK_KIT", "DASK_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV", "GPU_DASK_KIT", "DASK_"))}
     env.update(HOME=str(home), PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", PYTHONNOUSERSITE="1")
     return venv / "bin", env, home
 
@@ -77,8 +82,9 @@ def test_labextension_enabled(wheel_venv):
 def test_lab_copies_workshop_and_serves_first_notebook(wheel_venv):
     bin_dir, env, home = wheel_venv
     workshop = home / "gpu-dask-kit-workshop"
-    proc = subprocess.Popen([str(bin_dir / "gpu-dask-kit"), "lab", "--no-browser"], env=env, cwd=home,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [str(bin_dir / "gpu-dask-kit"), "lab", "--no-browser"], env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     lines: list[str] = []
     try:
         children = []
@@ -133,8 +139,7 @@ def test_second_run_keeps_the_learners_edits(wheel_venv):
 def test_check_passes_from_the_wheel(wheel_venv):
     """`gpu-dask-kit check`: every shipped notebook runs (small scale) from the installed wheel."""
     bin_dir, env, home = wheel_venv
-    out = _run([str(bin_dir / "gpu-dask-kit"), "check", "--scale", "small", "--output-dir", str(home / "vc")],
-               env, home, timeout=1800, check=False)
+    out = _run([str(bin_dir / "gpu-dask-kit"), "check", "--scale", "small", "--output-dir", str(home / "vc")], env, home, timeout=1800, check=False)
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
     report = json.loads((home / "vc" / "report.json").read_text())
     assert report["notebook_dir"].startswith(str(bin_dir.parent)), report["notebook_dir"]

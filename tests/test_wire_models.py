@@ -43,8 +43,7 @@ def detection_module():
 
 def record() -> dict:
     owner = {"pid": os.getpid(), "create_time": 0.0}
-    return registry.SessionRecord(id="0" * 32, owner=owner, scheduler_address=None, dashboard_link=None,
-                                  backend="cpu", n_workers=1, options={}).to_dict()
+    return registry.SessionRecord(id="0" * 32, owner=owner, scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=1, options={}).to_dict()
 
 
 def produced() -> dict[str, set[str]]:

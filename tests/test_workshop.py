@@ -38,8 +38,9 @@ def test_pip_route_copies_missing_files_only(monkeypatch, tmp_path):
     first = workshop.prepare_lab()
     assert first.notebook_dir == dest and first.settings_dir is None
     assert sorted(p.name for p in dest.iterdir()) == ["00_start_here.ipynb", "01_x.ipynb", "README.md"]
-    assert first.messages == [f"Copied 3 workshop file(s) into {dest} (yours to edit; a later `gpu-dask-kit lab` "
-                              "only adds missing files, it never overwrites)."]
+    assert first.messages == [
+        f"Copied 3 workshop file(s) into {dest} (yours to edit; a later `gpu-dask-kit lab` only adds missing files, it never overwrites)."
+    ]
     (dest / "00_start_here.ipynb").write_text("my edits")  # writable although the source was not
     second = workshop.prepare_lab()
     assert (dest / "00_start_here.ipynb").read_text() == "my edits"
@@ -76,4 +77,5 @@ def test_version_flag(capsys):
         main(["--version"])
     assert info.value.code == 0
     from gpu_dask_kit._version import __version__
+
     assert capsys.readouterr().out.strip() == f"gpu-dask-kit {__version__}"

@@ -32,9 +32,11 @@ def scheduler_file_address(path: str) -> str | None:
         data = None
     address = data.get("address") if isinstance(data, dict) else None
     if not isinstance(address, str) or "://" not in address:
-        raise ConnectError(f"scheduler_file={path!r} is not a scheduler file: expected the JSON object that "
-                           "`dask scheduler --scheduler-file PATH` writes, with an \"address\" such as \"tcp://10.0.0.5:8786\". "
-                           "Point scheduler_file at that file, or pass scheduler_address instead.")
+        raise ConnectError(
+            f"scheduler_file={path!r} is not a scheduler file: expected the JSON object that "
+            '`dask scheduler --scheduler-file PATH` writes, with an "address" such as "tcp://10.0.0.5:8786". '
+            "Point scheduler_file at that file, or pass scheduler_address instead."
+        )
     return address
 
 
@@ -46,29 +48,35 @@ def connect(opts: ClusterOptions, security: Any) -> Any:
     param = "scheduler_file" if opts.scheduler_file else "scheduler_address"
     address = scheduler_file_address(opts.scheduler_file) if opts.scheduler_file else opts.scheduler_address
     if address and address.startswith("tls://") and security is None and not dask.config.get("distributed.comm.tls.ca-file", None):
-        raise ConnectError(f"{param}={target!r}: this scheduler uses TLS ({address}), so the kit needs its certificates: pass "
-                           "security=Security(tls_ca_file=..., tls_client_cert=..., tls_client_key=...) "
-                           "(from distributed.security import Security), or ask whoever started the scheduler for them.")
+        raise ConnectError(
+            f"{param}={target!r}: this scheduler uses TLS ({address}), so the kit needs its certificates: pass "
+            "security=Security(tls_ca_file=..., tls_client_cert=..., tls_client_key=...) "
+            "(from distributed.security import Security), or ask whoever started the scheduler for them."
+        )
     try:
         if opts.scheduler_file:
             client = Client(scheduler_file=opts.scheduler_file, timeout=opts.connect_timeout, security=security, set_as_default=True)
         else:
             client = Client(opts.scheduler_address, timeout=opts.connect_timeout, security=security, set_as_default=True)
     except (OSError, TimeoutError, ValueError, TypeError, AssertionError) as exc:
-        raise ConnectError(f"{param}={target!r}: no scheduler answered within {opts.connect_timeout:g} s ({type(exc).__name__}: {exc}). "
-                           "Check the address (the scheduler prints it at start), that the scheduler runs, "
-                           "and TLS settings (security=) for tls:// addresses.") from exc
+        raise ConnectError(
+            f"{param}={target!r}: no scheduler answered within {opts.connect_timeout:g} s ({type(exc).__name__}: {exc}). "
+            "Check the address (the scheduler prints it at start), that the scheduler runs, "
+            "and TLS settings (security=) for tls:// addresses."
+        ) from exc
     try:
         client.wait_for_workers(1, timeout=opts.connect_timeout)
     except (TimeoutError, OSError) as exc:
         client.close()
-        raise ConnectError(f"{param}={target!r}: the scheduler answered but no worker joined within {opts.connect_timeout:g} s. "
-                           "Start workers (`dask worker ADDRESS` or `dask cuda worker ADDRESS`), or raise connect_timeout.") from exc
+        raise ConnectError(
+            f"{param}={target!r}: the scheduler answered but no worker joined within {opts.connect_timeout:g} s. "
+            "Start workers (`dask worker ADDRESS` or `dask cuda worker ADDRESS`), or raise connect_timeout."
+        ) from exc
     return client
 
 
 def remote_mode(client: Any) -> str:
-    """"gpu" if the workers report GPUs (distributed's NVML diagnostics), else "cpu"."""
+    """ "gpu" if the workers report GPUs (distributed's NVML diagnostics), else "cpu"."""
     workers = client.scheduler_info(n_workers=-1)["workers"].values()
     return "gpu" if any(w.get("gpu") or (w.get("metrics") or {}).get("gpu") for w in workers) else "cpu"
 

@@ -29,18 +29,22 @@ def prepare_local_directory(options: ClusterOptions) -> None:
     try:
         os.makedirs(options.local_directory, exist_ok=True)
     except OSError as exc:
-        raise OptionError("local_directory", options.local_directory, "a folder this user can create and write to",
-                          f"it could not be created ({exc.strerror or exc}); pick a folder under your home or /tmp") from exc
+        raise OptionError(
+            "local_directory",
+            options.local_directory,
+            "a folder this user can create and write to",
+            f"it could not be created ({exc.strerror or exc}); pick a folder under your home or /tmp",
+        ) from exc
 
 
 def new_record(options: ClusterOptions, plan: ClusterPlan, kind: str) -> registry.SessionRecord:
     """The (unwritten) record the scheduler plugin writes when the scheduler starts."""
-    return registry.new_record(scheduler_address=None, dashboard_link=None, backend=plan.mode, n_workers=0,
-                               options=options.to_dict(), kind=kind)
+    return registry.new_record(scheduler_address=None, dashboard_link=None, backend=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
 
 
-def build_cluster(options: ClusterOptions, plan: ClusterPlan, *, record: registry.SessionRecord | None = None,
-                  asynchronous: bool = False, security: Any = None) -> Any:
+def build_cluster(
+    options: ClusterOptions, plan: ClusterPlan, *, record: registry.SessionRecord | None = None, asynchronous: bool = False, security: Any = None
+) -> Any:
     """Construct (start) the kit's LocalCUDACluster or LocalCluster for ``plan``.
 
     With ``record`` the scheduler carries the kit's :class:`SessionRecordPlugin` for it. With

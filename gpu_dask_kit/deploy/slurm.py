@@ -17,7 +17,8 @@ import shutil
 import subprocess
 import time
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import ClusterStartError, OptionError
 from .slurm_checks import missing_commands, partitions, pending_advice, preflight
@@ -26,7 +27,7 @@ from .slurm_plan import SlurmPlan, choose_mode, make_slurm_plan
 __all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_script", "start_slurm", "close_slurm", "cancel_jobs", "job_ids", "squeue_jobs"]
 
 #: The job-log folder of each cluster start_slurm made (removed at a clean close).
-_LOGS: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+_LOGS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
 def _jobqueue() -> Any:
@@ -48,8 +49,7 @@ def job_script(plan: SlurmPlan, scheduler_address: str = "tcp://SCHEDULER:8786")
 
 def squeue_jobs(job_name: str) -> list[tuple[str, str, str]]:
     """(job id, state, reason) of this user's jobs named ``job_name`` that ``squeue`` still lists."""
-    proc = subprocess.run(["squeue", "-h", "--user", str(os.getuid()), "-n", job_name, "-o", "%i|%t|%r"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["squeue", "-h", "--user", str(os.getuid()), "-n", job_name, "-o", "%i|%t|%r"], capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         raise ClusterStartError(f"squeue failed: {proc.stderr.strip()}")
     return [tuple(line.split("|", 2)) for line in proc.stdout.splitlines() if line.strip()]  # type: ignore[misc]
@@ -81,17 +81,29 @@ def _wait_for_workers(cluster: Any, plan: SlurmPlan, timeout: float, on_wait: Ca
                 on_wait(text)
                 said = text
         if time.monotonic() > deadline:
-            why = ("SLURM kept them pending (" + ", ".join(reasons) + "): " + "; ".join(pending_advice(r) for r in reasons)) if reasons else \
-                  f"the jobs ran but their workers did not reach the scheduler; see the job logs in {plan.kwargs.get('log_directory')}"
-            raise ClusterStartError(f"{have} of {plan.n_workers} SLURM worker(s) connected within start_timeout={timeout:g} s; {why}. "
-                                    "Every job this start submitted was cancelled. Change what the reason above asks for, or raise start_timeout.")
+            why = (
+                ("SLURM kept them pending (" + ", ".join(reasons) + "): " + "; ".join(pending_advice(r) for r in reasons))
+                if reasons
+                else f"the jobs ran but their workers did not reach the scheduler; see the job logs in {plan.kwargs.get('log_directory')}"
+            )
+            raise ClusterStartError(
+                f"{have} of {plan.n_workers} SLURM worker(s) connected within start_timeout={timeout:g} s; {why}. "
+                "Every job this start submitted was cancelled. Change what the reason above asks for, or raise start_timeout."
+            )
         if seen_jobs and not jobs and have == 0 and all(getattr(w, "job_id", None) for w in cluster.workers.values()):
             raise ClusterStartError(f"The SLURM worker jobs ended before any worker connected; see the job logs in {plan.kwargs.get('log_directory')}.")
         time.sleep(1.0)
 
 
-def start_slurm(options: Any, mode: str = "auto", *, timeout: float | None = None, on_wait: Callable[[str], None] | None = None,
-                job_name: str | None = None, log_directory: str | None = None) -> tuple[Any, SlurmPlan]:
+def start_slurm(
+    options: Any,
+    mode: str = "auto",
+    *,
+    timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    job_name: str | None = None,
+    log_directory: str | None = None,
+) -> tuple[Any, SlurmPlan]:
     """Check, submit and wait: returns ``(SLURMCluster, plan)`` once ``plan.n_workers`` workers connected.
 
     Every check runs before the first ``sbatch``. On any failure (timeout, jobs that die, Ctrl-C) every job
@@ -108,8 +120,16 @@ def start_slurm(options: Any, mode: str = "auto", *, timeout: float | None = Non
     logs = log_directory or os.path.join(os.path.expanduser("~"), ".cache", "gpu-dask-kit", "slurm", name)
     plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs)
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
-    preflight(options.partition, options.walltime, plan.workers_per_job if mode == "gpu" else 0, plan.job_cpus,
-              plan.job_memory_mib, loopback, job_script(plan), plan.memory_option)
+    preflight(
+        options.partition,
+        options.walltime,
+        plan.workers_per_job if mode == "gpu" else 0,
+        plan.job_cpus,
+        plan.job_memory_mib,
+        loopback,
+        job_script(plan),
+        plan.memory_option,
+    )
     cluster = _jobqueue().SLURMCluster(**plan.kwargs)
     _LOGS[cluster] = logs
     try:
@@ -131,7 +151,9 @@ def cancel_jobs(job_name: str, timeout: float = 60.0) -> None:
     while (left := squeue_jobs(job_name)) and time.monotonic() < deadline:
         time.sleep(0.5)
     if left:
-        raise ClusterStartError(f"SLURM still lists job(s) {', '.join(j for j, _, _ in left)} of {job_name} {timeout:g} s after scancel; see `squeue -n {job_name}`.")
+        raise ClusterStartError(
+            f"SLURM still lists job(s) {', '.join(j for j, _, _ in left)} of {job_name} {timeout:g} s after scancel; see `squeue -n {job_name}`."
+        )
 
 
 def close_slurm(cluster: Any, timeout: float = 60.0, keep_logs: bool = False) -> None:

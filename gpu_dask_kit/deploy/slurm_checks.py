@@ -91,9 +91,11 @@ def missing_commands() -> str | None:
     missing = [c for c in ("sbatch", "squeue", "scancel", "sinfo") if shutil.which(c) is None]
     if not missing:
         return None
-    return (f"SLURM's commands ({', '.join(missing)}) are not on this machine's PATH: run the notebook on your "
-            "cluster's login node (or after `module load slurm`); to try it here, install Debian's packages "
-            "(apt-get install slurmctld slurmd munge slurm-client) and start a one-node SLURM with .ci/slurm/start")
+    return (
+        f"SLURM's commands ({', '.join(missing)}) are not on this machine's PATH: run the notebook on your "
+        "cluster's login node (or after `module load slurm`); to try it here, install Debian's packages "
+        "(apt-get install slurmctld slurmd munge slurm-client) and start a one-node SLURM with .ci/slurm/start"
+    )
 
 
 def _run(cmd: list[str]) -> str:
@@ -110,8 +112,16 @@ def _hostnames(nodes: str) -> set[str]:
     return {h.split(".")[0] for h in _run(["scontrol", "show", "hostnames", nodes]).split()}
 
 
-def preflight(partition: str | None, walltime: str | None, gpus: int, cpus: int, memory_mib: int, loopback: bool, script: str,
-              memory_option: tuple[str, object] = ("job_memory", None)) -> Partition:
+def preflight(
+    partition: str | None,
+    walltime: str | None,
+    gpus: int,
+    cpus: int,
+    memory_mib: int,
+    loopback: bool,
+    script: str,
+    memory_option: tuple[str, object] = ("job_memory", None),
+) -> Partition:
     """Check a worker job against what SLURM offers, without submitting it; returns the partition used.
 
     ``gpus``/``cpus``/``memory_mib`` are per job; ``loopback`` says the scheduler listens on 127.0.0.1
@@ -137,23 +147,37 @@ def preflight(partition: str | None, walltime: str | None, gpus: int, cpus: int,
         raise OptionError("partition", part.name, "a partition that is up", f"{where} is not up now (see `sinfo`): pick another")
     seconds = parse_slurm_time(walltime) if walltime is not None else None
     if seconds is not None and part.max_seconds is not None and seconds > part.max_seconds:
-        raise OptionError("walltime", walltime, f"at most the time limit of {where} ({_hms(part.max_seconds)})", "lower walltime, or use a partition with a longer limit")
+        raise OptionError(
+            "walltime", walltime, f"at most the time limit of {where} ({_hms(part.max_seconds)})", "lower walltime, or use a partition with a longer limit"
+        )
     if gpus and part.gpus == 0:
         raise OptionError("gpus_per_job", gpus, f"0: the nodes of {where} have no GPUs", "pick a GPU partition (`sinfo -o '%P %G'`), or use device='cpu'")
     if gpus > part.gpus:
-        raise OptionError("gpus_per_job", gpus, f"at most {part.gpus}, the GPUs of one node of {where}", f"ask for {part.gpus} or fewer GPUs per job and more workers")
+        raise OptionError(
+            "gpus_per_job", gpus, f"at most {part.gpus}, the GPUs of one node of {where}", f"ask for {part.gpus} or fewer GPUs per job and more workers"
+        )
     if cpus > part.cpus:
-        raise OptionError("job_cores", cpus, f"at most {part.cpus}, the cores of one node of {where}", "ask for fewer cores per job (job_cores, threads_per_worker)")
+        raise OptionError(
+            "job_cores", cpus, f"at most {part.cpus}, the cores of one node of {where}", "ask for fewer cores per job (job_cores, threads_per_worker)"
+        )
     if memory_mib > part.memory_mib:
         name, value = memory_option
-        raise OptionError(name, value, f"at most {part.memory_mib} MiB per job, the memory of one node of {where} (asked: {memory_mib} MiB)",
-                          "ask for less memory per job (job_memory, or memory_limit per worker)")
+        raise OptionError(
+            name,
+            value,
+            f"at most {part.memory_mib} MiB per job, the memory of one node of {where} (asked: {memory_mib} MiB)",
+            "ask for less memory per job (job_memory, or memory_limit per worker)",
+        )
     if loopback:
         here = socket.gethostname().split(".")[0]
         others = _hostnames(part.nodes) - {here}
         if others:
-            raise OptionError("host", "127.0.0.1", f"an address the nodes of {where} can reach (it has other nodes: {', '.join(sorted(others)[:3])})",
-                              "pass interface='ib0' (or the login node's network interface), or host=<this machine's address>")
+            raise OptionError(
+                "host",
+                "127.0.0.1",
+                f"an address the nodes of {where} can reach (it has other nodes: {', '.join(sorted(others)[:3])})",
+                "pass interface='ib0' (or the login node's network interface), or host=<this machine's address>",
+            )
     verdict = _test_only(script)
     if verdict:
         raise ClusterStartError(f"SLURM refuses the worker job ({verdict}); check account, partition and job_extra_directives. Nothing was submitted.")

@@ -26,8 +26,8 @@ _MIN_WORKER_MEMORY = 64 * 2**20
 class SlurmPlan:
     """What will be submitted: SLURMCluster keywords, the workers wanted, and why."""
 
-    mode: str                       # "gpu" | "cpu"
-    kwargs: dict[str, Any]          # for dask_jobqueue.SLURMCluster
+    mode: str  # "gpu" | "cpu"
+    kwargs: dict[str, Any]  # for dask_jobqueue.SLURMCluster
     n_workers: int
     workers_per_job: int
     job_name: str
@@ -88,8 +88,9 @@ def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> i
     job_memory = job_memory_bytes(options.job_memory)
     if isinstance(limit, int) and not isinstance(limit, bool):
         if job_memory is not None and limit * per_job > job_memory:
-            raise OptionError("memory_limit", limit, f"at most job_memory / workers per job ({format_bytes(job_memory // per_job)})",
-                              "lower memory_limit or raise job_memory")
+            raise OptionError(
+                "memory_limit", limit, f"at most job_memory / workers per job ({format_bytes(job_memory // per_job)})", "lower memory_limit or raise job_memory"
+            )
         memory = limit
     elif job_memory is not None:
         memory = job_memory // per_job
@@ -101,8 +102,9 @@ def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> i
     return memory
 
 
-def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cupy_through_rmm: bool = False,
-                    python: str | None = None, log_directory: str | None = None) -> SlurmPlan:
+def make_slurm_plan(
+    options: Any, mode: str, *, job_name: str | None = None, cupy_through_rmm: bool = False, python: str | None = None, log_directory: str | None = None
+) -> SlurmPlan:
     """SLURMCluster keywords for ``options`` (a ``ClusterOptions``) in ``mode`` "gpu" or "cpu". Pure.
 
     GPU: ``gpus_per_job`` GPUs per job (default 1), one ``dask cuda worker`` per GPU. CPU: one
@@ -117,8 +119,12 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
     else:
         per_job = 1
     if options.job_cores is not None and options.job_cores < threads * per_job:
-        raise OptionError("job_cores", options.job_cores, f"at least threads_per_worker x workers per job ({threads} x {per_job})",
-                          "raise job_cores or lower threads_per_worker")
+        raise OptionError(
+            "job_cores",
+            options.job_cores,
+            f"at least threads_per_worker x workers per job ({threads} x {per_job})",
+            "raise job_cores or lower threads_per_worker",
+        )
     memory = _worker_memory(options, mode, per_job, notes)
     extra = list(options.job_extra_directives or [])
     worker_args: list[str] = []
@@ -126,12 +132,18 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
     if loopback:
         worker_args += ["--host", options.host]  # scheduler on loopback: workers on this machine only (checked by preflight)
     kwargs: dict[str, Any] = {
-        "cores": threads * per_job, "processes": per_job, "memory": memory * per_job,
-        "queue": options.partition, "account": options.account, "walltime": options.walltime,
+        "cores": threads * per_job,
+        "processes": per_job,
+        "memory": memory * per_job,
+        "queue": options.partition,
+        "account": options.account,
+        "walltime": options.walltime,
         "job_name": job_name or f"gdk-{secrets.token_hex(4)}",
         "scheduler_options": {"dashboard_address": options.dashboard_address or f"{options.host}:0"},
-        "python": python or sys.executable, "log_directory": log_directory,
-        "local_directory": options.local_directory, "interface": options.interface,
+        "python": python or sys.executable,
+        "log_directory": log_directory,
+        "local_directory": options.local_directory,
+        "interface": options.interface,
         "protocol": None if options.protocol == "tcp" else options.protocol,
     }
     if options.dashboard_address is None:
@@ -152,14 +164,16 @@ def make_slurm_plan(options: Any, mode: str, *, job_name: str | None = None, cup
     n_workers = jobs * per_job  # dask-jobqueue submits whole jobs
     if options.n_workers and n_workers != options.n_workers:
         notes.append(f"n_workers={options.n_workers} rounded up to {n_workers}: whole jobs of {per_job} GPU worker(s).")
-    notes.append(f"{n_workers} worker(s) in {jobs} SLURM job(s) of {per_job} worker(s), {threads} thread(s) each"
-                 + (f", {per_job} GPU(s) per job." if mode == "gpu" else "."))
+    notes.append(
+        f"{n_workers} worker(s) in {jobs} SLURM job(s) of {per_job} worker(s), {threads} thread(s) each"
+        + (f", {per_job} GPU(s) per job." if mode == "gpu" else ".")
+    )
     source = ("memory_limit", options.memory_limit) if isinstance(options.memory_limit, int) else ("job_memory", options.job_memory)
     return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], notes, source)
 
 
 def choose_mode(device: str, gpus_per_job: int | None, partition_gpus: int) -> str:
-    """"gpu" or "cpu" for a SLURM session: ``device`` when explicit, else GPU jobs when ``gpus_per_job``
+    """ "gpu" or "cpu" for a SLURM session: ``device`` when explicit, else GPU jobs when ``gpus_per_job``
     is set or the partition's nodes have GPUs.
 
     >>> choose_mode("auto", None, 4), choose_mode("auto", None, 0), choose_mode("cpu", None, 4), choose_mode("auto", 2, 0)

@@ -18,8 +18,9 @@ print "Correct" for an answer from an earlier attempt; the learner re-runs the a
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys"]
 
@@ -96,21 +97,25 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     exercise = _exercise(key)
     missing = [name for name in exercise.names if name not in namespace]
     if missing:
-        return Verdict(False, False, f"Not answered yet ({key}): run your answer cell first; it defines "
-                       f"{', '.join(exercise.names)} (not found: {', '.join(missing)}).")
+        return Verdict(
+            False, False, f"Not answered yet ({key}): run your answer cell first; it defines {', '.join(exercise.names)} (not found: {', '.join(missing)})."
+        )
     answers = {name: namespace[name] for name in exercise.names}
     unfilled = [name for name, value in answers.items() if value is Ellipsis]
     if unfilled:
-        return Verdict(False, False, f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
-                       f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.")
+        return Verdict(
+            False,
+            False,
+            f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
+            f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.",
+        )
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
-        return Verdict(False, True, f"Not yet ({key}): your answer could not be checked "
-                       f"({type(err).__name__}: {first}). Hint: {exercise.hint}")
+        return Verdict(False, True, f"Not yet ({key}): your answer could not be checked ({type(err).__name__}: {first}). Hint: {exercise.hint}")
     return Verdict(True, True, f"Correct ({key}): {text}")
 
 
@@ -123,7 +128,7 @@ def check(key: str, namespace: dict[str, Any]) -> None:
     exercise = _exercise(key)
     unanswered = all(namespace.get(name, Ellipsis) is Ellipsis for name in exercise.names)
     if unanswered and os.environ.get(SOLVE_ENV) == "1":
-        exec(compile(exercise.solution, f"<solution {key}>", "exec"), namespace)  # noqa: S102 - our own code
+        exec(compile(exercise.solution, f"<solution {key}>", "exec"), namespace)
     verdict = judge(key, namespace)
     print(verdict.message)
     if verdict.answered:

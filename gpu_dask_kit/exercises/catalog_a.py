@@ -36,8 +36,9 @@ def size_answer(value: Any, expected: int, name: str, rel: float = 0.01) -> int:
     if close(given, expected, rel=rel):
         return given
     mixup = unit_mixup(given, expected)
-    raise Hint(f"{name} is {given:,} bytes, which is not it: {mixup}" if mixup else
-               f"{name} is {given:,} bytes ({_fmt(given)}), expected about {_fmt(expected)}.")
+    raise Hint(
+        f"{name} is {given:,} bytes, which is not it: {mixup}" if mixup else f"{name} is {given:,} bytes ({_fmt(given)}), expected about {_fmt(expected)}."
+    )
 
 
 def _fmt(n: float) -> str:
@@ -48,6 +49,7 @@ def _fmt(n: float) -> str:
 
 # --- 00 · start here ---------------------------------------------------------------------------------
 
+
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
@@ -57,10 +59,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"a has shape {a.shape}; da.arange(N, ...) has shape ({n},).")
     chunks = a.numblocks[0]
     if chunks > 100:
-        raise Hint(f"a has {chunks:,} chunks of {a.chunks[0][0]:,} numbers. `chunks=` is the SIZE of a chunk, not "
-                   f"how many: chunks=10 makes {chunks:,} chunks, hence over {chunks:,} tasks at roughly a "
-                   f"millisecond of scheduling each, minutes for a sum that takes milliseconds. Use chunks=N // 10. "
-                   f"Rule of thumb: chunks of 10-100 MB (100 MB-1 GB on a GPU), and far fewer tasks than 100,000.")
+        raise Hint(
+            f"a has {chunks:,} chunks of {a.chunks[0][0]:,} numbers. `chunks=` is the SIZE of a chunk, not "
+            f"how many: chunks=10 makes {chunks:,} chunks, hence over {chunks:,} tasks at roughly a "
+            f"millisecond of scheduling each, minutes for a sum that takes milliseconds. Use chunks=N // 10. "
+            f"Rule of thumb: chunks of 10-100 MB (100 MB-1 GB on a GPU), and far fewer tasks than 100,000."
+        )
     if chunks != 10:
         raise Hint(f"a has {chunks} chunks; the exercise asks for 10: chunks=N // 10 (the size of one chunk).")
     expected = (n - 1) * n * (2 * n - 1) // 6
@@ -69,7 +73,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if tasks > MAX_TASKS:
             raise Hint(f"total has {tasks:,} tasks: build it from a, with 10 chunks ((a ** 2).sum()).")
         total = total.compute()
-    if isinstance(total, int) or type(total).__module__ == "numpy" and "int" in type(total).__name__:
+    if isinstance(total, int) or (type(total).__module__ == "numpy" and "int" in type(total).__name__):
         value_ok = int(total) == expected  # exact: a float cannot hold this sum exactly
     else:
         value_ok = close(as_number(total), expected, rel=1e-12)
@@ -86,6 +90,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 # --- 01 · GPU cluster set-up -------------------------------------------------------------------------
+
 
 def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     from .. import ClusterOptions
@@ -112,6 +117,7 @@ def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 # --- 02 · arrays and SVD -----------------------------------------------------------------------------
 
+
 def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import numpy as np
 
@@ -124,8 +130,10 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     s = np.asarray(ns["s_host"], dtype=float)
     expected = float(np.sqrt((s[10:] ** 2).sum() / (s**2).sum()))  # what theory says (Eckart-Young)
     if not close(number, expected, abs_=1e-6):
-        raise Hint(f"rank10_error is {number:.6f}, expected {expected:.6f}: keep the first 10 columns of u, "
-                   "values of s and rows of v, and divide norm(x - approx) by norm(x).")
+        raise Hint(
+            f"rank10_error is {number:.6f}, expected {expected:.6f}: keep the first 10 columns of u, "
+            "values of s and rows of v, and divide norm(x - approx) by norm(x)."
+        )
     return f"the rank-10 approximation is off by {expected:.4f} of the norm of x."
 
 
@@ -136,13 +144,13 @@ def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = int(target * 600 * 2**20)
     given = as_bytes(ans["spill_threshold"])
     if given is not None and close(given, 600 * 2**20, rel=0.001):
-        raise Hint("that is the whole limit; a CPU worker starts spilling earlier, at the 'target' fraction "
-                   f"(distributed.worker.memory.target = {target}).")
+        raise Hint(f"that is the whole limit; a CPU worker starts spilling earlier, at the 'target' fraction (distributed.worker.memory.target = {target}).")
     size_answer(ans["spill_threshold"], expected, "spill_threshold")
     return f"{target:.0%} of 600 MiB is {_fmt(expected)}."
 
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
+
 
 def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got, ddf = ans["max_y_by_name"], ns["ddf"]
@@ -180,6 +188,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 # --- 04 · map_partitions -----------------------------------------------------------------------------
 
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
@@ -188,10 +197,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     columns, x_before = list(sample.columns), host(sample["x"]).copy()
     out = demean(sample)
     if list(sample.columns) != columns or not (host(sample["x"]) == x_before).all():
-        raise Hint("demean changed the partition it was given (df[...] = ... on its argument). On a cluster that "
-                   "partition may be the persisted data itself, which would change for every later cell. Return a "
-                   "new frame: df.assign(x_demeaned=...), or start with df = df.copy(). (Re-run the cell that "
-                   "builds ddf if you mapped the mutating version.)")
+        raise Hint(
+            "demean changed the partition it was given (df[...] = ... on its argument). On a cluster that "
+            "partition may be the persisted data itself, which would change for every later cell. Return a "
+            "new frame: df.assign(x_demeaned=...), or start with df = df.copy(). (Re-run the cell that "
+            "builds ddf if you mapped the mutating version.)"
+        )
     if out is None or "x_demeaned" not in getattr(out, "columns", []):
         raise Hint("demean should return the partition with a new column x_demeaned (df.assign(x_demeaned=...)).")
     if not (is_lazy(demeaned) and hasattr(demeaned, "map_partitions")):
@@ -199,8 +210,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     for i in (0, 1):
         part = demeaned.partitions[i].compute()
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
-            raise Hint(f"partition {i}: x_demeaned averages {float(part['x_demeaned'].mean()):.2e}, not 0: "
-                       "subtract the mean of x in that partition, df['x'].mean().")
+            raise Hint(
+                f"partition {i}: x_demeaned averages {float(part['x_demeaned'].mean()):.2e}, not 0: subtract the mean of x in that partition, df['x'].mean()."
+            )
     return "every partition's x_demeaned averages to 0, and the persisted data is untouched."
 
 
@@ -215,33 +227,56 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 EXERCISES = [
-    Exercise("00-1", ("a", "total"), "import dask.array as da\n\na = da.arange(N, chunks=N // 10)  # chunk SIZE\n"
-             "total = (a ** 2).sum()\n", _judge_00_1, "a = da.arange(N, chunks=N // 10); total = (a ** 2).sum()."),
-    Exercise("00-2", ("cluster_memory",),
-             'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\n'
-             'cluster_memory = sum(w["memory_limit"] for w in workers)\n', _judge_00_2,
-             "add up the workers' memory limits (a number of bytes, or a string such as '4GiB')."),
-    Exercise("01-1", ("workshop_options",),
-             'workshop_options = kit.ClusterOptions(device_memory_limit="60%", rmm_async=True, dashboard_address=":0")\n',
-             _judge_01_1, "kit.ClusterOptions(device_memory_limit=..., rmm_async=..., dashboard_address=...)."),
-    Exercise("01-2", ("spill_at",), 'spill_at = "9.6GiB"  # 0.6 * 16 GiB\n', _judge_01_2,
-             "60% of 16 GiB, as bytes or a string such as '9.6GiB'."),
-    Exercise("02-1", ("rank10_error",),
-             "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\n"
-             "rank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())\n",
-             _judge_02_1, "float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())."),
-    Exercise("02-2", ("spill_threshold",),
-             'import dask\n\nspill_threshold = dask.config.get("distributed.worker.memory.target") * 600 * 2**20\n',
-             _judge_02_2, "the 'target' fraction (0.6) of 600 MiB, as bytes or a string such as '360MiB'."),
-    Exercise("03-1", ("max_y_by_name",), 'max_y_by_name = ddf.groupby("name").y.max().compute()\n', _judge_03_1,
-             "ddf.groupby('name').y.max().compute()."),
-    Exercise("03-2", ("ddf_fast", "mean_x_by_name"),
-             'ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby("name").x.mean().compute()\n',
-             _judge_03_2, "ddf_fast = ddf.persist(); then a groupby on ddf_fast, computed."),
-    Exercise("04-1", ("demean", "demeaned"),
-             'def demean(df):\n    return df.assign(x_demeaned=df["x"] - df["x"].mean())  # a new frame\n\n\n'
-             "demeaned = ddf.map_partitions(demean)\n", _judge_04_1,
-             "def demean(df): return df.assign(x_demeaned=...); demeaned = ddf.map_partitions(demean)."),
-    Exercise("04-2", ("rows_in_partition_2",), "rows_in_partition_2 = len(ddf.partitions[2].compute())\n",
-             _judge_04_2, "len(ddf.partitions[2].compute())."),
+    Exercise(
+        "00-1",
+        ("a", "total"),
+        "import dask.array as da\n\na = da.arange(N, chunks=N // 10)  # chunk SIZE\ntotal = (a ** 2).sum()\n",
+        _judge_00_1,
+        "a = da.arange(N, chunks=N // 10); total = (a ** 2).sum().",
+    ),
+    Exercise(
+        "00-2",
+        ("cluster_memory",),
+        'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\ncluster_memory = sum(w["memory_limit"] for w in workers)\n',
+        _judge_00_2,
+        "add up the workers' memory limits (a number of bytes, or a string such as '4GiB').",
+    ),
+    Exercise(
+        "01-1",
+        ("workshop_options",),
+        'workshop_options = kit.ClusterOptions(device_memory_limit="60%", rmm_async=True, dashboard_address=":0")\n',
+        _judge_01_1,
+        "kit.ClusterOptions(device_memory_limit=..., rmm_async=..., dashboard_address=...).",
+    ),
+    Exercise("01-2", ("spill_at",), 'spill_at = "9.6GiB"  # 0.6 * 16 GiB\n', _judge_01_2, "60% of 16 GiB, as bytes or a string such as '9.6GiB'."),
+    Exercise(
+        "02-1",
+        ("rank10_error",),
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())\n",
+        _judge_02_1,
+        "float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute()).",
+    ),
+    Exercise(
+        "02-2",
+        ("spill_threshold",),
+        'import dask\n\nspill_threshold = dask.config.get("distributed.worker.memory.target") * 600 * 2**20\n',
+        _judge_02_2,
+        "the 'target' fraction (0.6) of 600 MiB, as bytes or a string such as '360MiB'.",
+    ),
+    Exercise("03-1", ("max_y_by_name",), 'max_y_by_name = ddf.groupby("name").y.max().compute()\n', _judge_03_1, "ddf.groupby('name').y.max().compute()."),
+    Exercise(
+        "03-2",
+        ("ddf_fast", "mean_x_by_name"),
+        'ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby("name").x.mean().compute()\n',
+        _judge_03_2,
+        "ddf_fast = ddf.persist(); then a groupby on ddf_fast, computed.",
+    ),
+    Exercise(
+        "04-1",
+        ("demean", "demeaned"),
+        'def demean(df):\n    return df.assign(x_demeaned=df["x"] - df["x"].mean())  # a new frame\n\n\ndemeaned = ddf.map_partitions(demean)\n',
+        _judge_04_1,
+        "def demean(df): return df.assign(x_demeaned=...); demeaned = ddf.map_partitions(demean).",
+    ),
+    Exercise("04-2", ("rows_in_partition_2",), "rows_in_partition_2 = len(ddf.partitions[2].compute())\n", _judge_04_2, "len(ddf.partitions[2].compute())."),
 ]

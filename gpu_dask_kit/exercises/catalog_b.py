@@ -8,8 +8,8 @@ from . import Exercise, Hint
 from .catalog_a import host, in_memory, is_lazy, size_answer
 from .values import as_fraction, as_number, close
 
-
 # --- 05 · delayed regressions ------------------------------------------------------------------------
+
 
 def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     best = ans["best_single_feature"]
@@ -18,8 +18,10 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not isinstance(best, str):
         raise Hint(f"best_single_feature should be a column name such as 'x3', not {best!r}.")
     if best.strip() != "x1":
-        raise Hint(f"{best!r} is not the best: y = 2*x0 - 3*x1 + noise, so the feature with the larger |coefficient| "
-                   "explains more; fit one model per feature and take the highest R² (result[3]).")
+        raise Hint(
+            f"{best!r} is not the best: y = 2*x0 - 3*x1 + noise, so the feature with the larger |coefficient| "
+            "explains more; fit one model per feature and take the highest R² (result[3])."
+        )
     return "x1, the feature with the larger coefficient in y = 2*x0 - 3*x1 + noise."
 
 
@@ -39,6 +41,7 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
+
 
 def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import dask.array as da
@@ -69,12 +72,12 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if close(given / 100, expected, rel=0.02, abs_=5e-4) and given > 1:
         raise Hint(f"{given} looks like a percentage: write '{given}%' or {given / 100:.4f}.")
     if not close(given, expected, rel=0.02, abs_=5e-4):
-        raise Hint(f"{given:.4f} is not it: x.nbytes divided by the sum of the workers' memory limits "
-                   f"(scheduler_info()['workers'][...]['memory_limit']).")
+        raise Hint(f"{given:.4f} is not it: x.nbytes divided by the sum of the workers' memory limits (scheduler_info()['workers'][...]['memory_limit']).")
     return f"x takes {expected:.1%} of the workers' memory limits."
 
 
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
+
 
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["rows_per_name"]
@@ -106,6 +109,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
 
+
 def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["script_options"]
     if not isinstance(got, dict):
@@ -135,49 +139,73 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 EXERCISES = [
-    Exercise("05-1", ("best_single_feature",),
-             "single = dask.compute(*[fit_ols(data_future, (name,)) for name in features])\n"
-             "best_single_feature = max(single, key=lambda result: result[3])[0][0]\n", _judge_05_1,
-             "fit_ols(data_future, (name,)) per feature, dask.compute them, keep the name with the best R²."),
-    Exercise("05-2", ("x0_results",),
-             'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\n'
-             "x0_results = dask.compute(*lazy_fits)\n", _judge_05_2,
-             "a list of fit_ols(data_future, ('x0', f)) calls, then dask.compute(*that_list)."),
-    Exercise("06-1", ("col_sums_persisted", "col_sums_local"),
-             "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\n"
-             "col_sums_local = to_host(col_sums.compute())\n", _judge_06_1,
-             "col_sums.persist() for one, to_host(col_sums.compute()) for the other."),
-    Exercise("06-2", ("fraction",),
-             'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\n'
-             'fraction = x.nbytes / sum(w["memory_limit"] for w in workers)\n', _judge_06_2,
-             "x.nbytes / total memory limit, as 0.25 or '25%'."),
-    Exercise("07-1", ("rows_per_name",), 'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n',
-             _judge_07_1, "dd.read_parquet(PROCESSED).groupby('name').size().compute()."),
-    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2,
-             "medians[1] / medians[N], a number."),
-    Exercise("08-1", ("script_options",),
-             'args = parser.parse_args(["--n-workers", "4", "--memory-limit", "8GiB", "--rmm-pool-size", "0.5",\n'
-             '                          "--scheduler-file", "/shared/scheduler.json"])\n'
-             "script_options = options_from_args(args)\n", _judge_08_1,
-             "parser.parse_args([...flags...]) then options_from_args(args)."),
-    Exercise("08-2", ("slot_workers",),
-             'futures = session.client.map(where_am_i, range(4), resources={"GPU_SLOT": 1}, pure=False)\n'
-             "slot_workers = session.client.gather(futures)\n", _judge_08_2,
-             "session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False), then gather."),
+    Exercise(
+        "05-1",
+        ("best_single_feature",),
+        "single = dask.compute(*[fit_ols(data_future, (name,)) for name in features])\nbest_single_feature = max(single, key=lambda result: result[3])[0][0]\n",
+        _judge_05_1,
+        "fit_ols(data_future, (name,)) per feature, dask.compute them, keep the name with the best R².",
+    ),
+    Exercise(
+        "05-2",
+        ("x0_results",),
+        'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\n',
+        _judge_05_2,
+        "a list of fit_ols(data_future, ('x0', f)) calls, then dask.compute(*that_list).",
+    ),
+    Exercise(
+        "06-1",
+        ("col_sums_persisted", "col_sums_local"),
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())\n",
+        _judge_06_1,
+        "col_sums.persist() for one, to_host(col_sums.compute()) for the other.",
+    ),
+    Exercise(
+        "06-2",
+        ("fraction",),
+        'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\nfraction = x.nbytes / sum(w["memory_limit"] for w in workers)\n',
+        _judge_06_2,
+        "x.nbytes / total memory limit, as 0.25 or '25%'.",
+    ),
+    Exercise(
+        "07-1",
+        ("rows_per_name",),
+        'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n',
+        _judge_07_1,
+        "dd.read_parquet(PROCESSED).groupby('name').size().compute().",
+    ),
+    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2, "medians[1] / medians[N], a number."),
+    Exercise(
+        "08-1",
+        ("script_options",),
+        'args = parser.parse_args(["--n-workers", "4", "--memory-limit", "8GiB", "--rmm-pool-size", "0.5",\n'
+        '                          "--scheduler-file", "/shared/scheduler.json"])\n'
+        "script_options = options_from_args(args)\n",
+        _judge_08_1,
+        "parser.parse_args([...flags...]) then options_from_args(args).",
+    ),
+    Exercise(
+        "08-2",
+        ("slot_workers",),
+        'futures = session.client.map(where_am_i, range(4), resources={"GPU_SLOT": 1}, pure=False)\nslot_workers = session.client.gather(futures)\n',
+        _judge_08_2,
+        "session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False), then gather.",
+    ),
 ]
 
 
 # --- 09 · GPU-first ------------------------------------------------------------------------------------
 
+
 def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
     if not (hasattr(total, "result") and hasattr(total, "key")):
-        raise Hint(f"total_future should be a Future (client.submit(sum, futures)), not {type(total).__name__}: "
-                   "keep the work on the cluster, do not gather first.")
+        raise Hint(
+            f"total_future should be a Future (client.submit(sum, futures)), not {type(total).__name__}: keep the work on the cluster, do not gather first."
+        )
     value = total.result(timeout=60)
     if as_number(value) != sum(i * i for i in range(10)):
-        raise Hint(f"the future holds {value!r}, not the sum of the squares of 0..9: "
-                   "client.map(square, range(10)), then client.submit(sum, those_futures).")
+        raise Hint(f"the future holds {value!r}, not the sum of the squares of 0..9: client.map(square, range(10)), then client.submit(sum, those_futures).")
     return "the sum ran on a worker, from futures that never came to the notebook."
 
 
@@ -187,10 +215,14 @@ def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 EXERCISES += [
-    Exercise("09-1", ("total_future",),
-             "square_futures = session.client.map(square, range(10))\n"
-             "total_future = session.client.submit(sum, square_futures)\n", _judge_09_1,
-             "session.client.map(square, range(10)), then session.client.submit(sum, the_futures)."),
-    Exercise("09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2,
-             "32 GiB times 0.125, as bytes or a size string such as '4GiB'."),
+    Exercise(
+        "09-1",
+        ("total_future",),
+        "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)\n",
+        _judge_09_1,
+        "session.client.map(square, range(10)), then session.client.submit(sum, the_futures).",
+    ),
+    Exercise(
+        "09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2, "32 GiB times 0.125, as bytes or a size string such as '4GiB'."
+    ),
 ]

@@ -85,8 +85,7 @@ async def close_in_server(session_id: str) -> None:
         from dask_labextension.manager import manager
     except ImportError:
         manager = None
-    held = [m["id"] for m in (manager.list_clusters() if manager is not None else [])
-            if m.get("scheduler_address") == cluster.scheduler_address]
+    held = [m["id"] for m in (manager.list_clusters() if manager is not None else []) if m.get("scheduler_address") == cluster.scheduler_address]
     if held:
         await manager.close_cluster(held[0])
     else:

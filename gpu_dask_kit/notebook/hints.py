@@ -57,15 +57,18 @@ def explain(exc: BaseException, session: Any = None) -> str | None:
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
     limits = _limits(session) if session is not None else ""
     if is_out_of_memory(exc):
-        return ("gpu-dask-kit: one allocation did not fit in memory." + limits + " Spilling (device_memory_limit, "
-                "memory_limit) moves *stored* results out of the way; it cannot split a single array that is larger "
-                "than the device. Use smaller chunks (e.g. .rechunk()), persist less at once, or lower rmm_pool_size "
-                "if the pool leaves too little room for other libraries." + usable)
+        return (
+            "gpu-dask-kit: one allocation did not fit in memory." + limits + " Spilling (device_memory_limit, "
+            "memory_limit) moves *stored* results out of the way; it cannot split a single array that is larger "
+            "than the device. Use smaller chunks (e.g. .rechunk()), persist less at once, or lower rmm_pool_size "
+            "if the pool leaves too little room for other libraries." + usable
+        )
     if type(exc).__name__ == "KilledWorker":
-        return ("gpu-dask-kit: a worker died while running this task, each time it was retried; most often it "
-                "went over its memory_limit and its nanny restarted it." + limits + " Use smaller chunks, fewer "
-                "threads_per_worker, or a larger memory_limit; session.memory() shows what each worker holds."
-                + usable)
+        return (
+            "gpu-dask-kit: a worker died while running this task, each time it was retried; most often it "
+            "went over its memory_limit and its nanny restarted it." + limits + " Use smaller chunks, fewer "
+            "threads_per_worker, or a larger memory_limit; session.memory() shows what each worker holds." + usable
+        )
     return None
 
 

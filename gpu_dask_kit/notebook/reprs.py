@@ -31,9 +31,11 @@ def session_html(session: ClusterSession) -> str:
     esc = html.escape
     if session.closed:
         return f"<div><b>gpu-dask-kit session</b>: closed ({esc(session.mode.upper())}).</div>"
-    rows = [("Backend", f"{session.mode.upper()} &mdash; {esc(session.reason)}"),
-            ("Workers", str(session.n_workers)),
-            ("Scheduler", f"<code>{esc(session.scheduler_address)}</code>")]
+    rows = [
+        ("Backend", f"{session.mode.upper()} &mdash; {esc(session.reason)}"),
+        ("Workers", str(session.n_workers)),
+        ("Scheduler", f"<code>{esc(session.scheduler_address)}</code>"),
+    ]
     link = session.dashboard_link
     if link:
         rows.append(("Dashboard", f'<a href="{esc(link)}" target="_blank" rel="noopener">{esc(link)}</a>'))

@@ -37,9 +37,10 @@ class GpuDaskKit(Configurable):
     """Server-side settings of the gpu-dask-kit JupyterLab integration."""
 
     workshop_notebook = Unicode(
-        "", config=True,
+        "",
+        config=True,
         help="Notebook the 'GPU Dask workshop' Launcher card opens, relative to the server root. "
-             "Empty: 00_start_here.ipynb, then notebooks/00_start_here.ipynb.",
+        "Empty: 00_start_here.ipynb, then notebooks/00_start_here.ipynb.",
     )
     gpu_sample_interval = Float(1.0, min=0.1, config=True, help="Seconds between two NVML reads (shared by all clients).")
     memory_cache_seconds = Float(5.0, min=0.0, config=True, help="Seconds a session's memory totals are reused.")
@@ -73,8 +74,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     dask.config.set(link_config())  # dashboard links (factory clusters, sidebar) through JupyterHub's proxy
     state = ServerState(
         sampler=GpuSampler(settings.gpu_sample_interval),
-        memory=MemoryCache(max_age=settings.memory_cache_seconds, timeout=settings.memory_timeout,
-                           wait=min(1.0, settings.memory_timeout)),
+        memory=MemoryCache(max_age=settings.memory_cache_seconds, timeout=settings.memory_timeout, wait=min(1.0, settings.memory_timeout)),
         proxy=_proxy_enabled(serverapp),
     )
     web_app = serverapp.web_app

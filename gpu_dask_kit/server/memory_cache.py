@@ -24,8 +24,9 @@ def _default_snapshot(address: str, timeout: float, backend: str) -> dict[str, A
 
 
 class MemoryCache:
-    def __init__(self, max_age: float = 5.0, timeout: float = 2.0, wait: float = 1.0,
-                 snapshot: Callable[[str, float, str], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, max_age: float = 5.0, timeout: float = 2.0, wait: float = 1.0, snapshot: Callable[[str, float, str], dict[str, Any]] | None = None
+    ) -> None:
         self.max_age, self.timeout, self.wait = max_age, timeout, wait
         self._snapshot = snapshot or _default_snapshot
         self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpu-dask-kit-memory")

@@ -16,8 +16,7 @@ __all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply",
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""}
 
-_TOTALS = ("host_memory_used", "host_memory_limit", "device_memory_used", "device_memory_limit",
-           "spilled_to_host", "spilled_to_disk")
+_TOTALS = ("host_memory_used", "host_memory_limit", "device_memory_used", "device_memory_limit", "spilled_to_host", "spilled_to_disk")
 
 
 def memory_totals(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -56,12 +55,10 @@ def dashboard_path(dashboard_link: str | None, proxy: bool) -> str | None:
 
 def session_model(record: dict[str, Any], memory: dict[str, Any] | None, *, in_server: bool, proxy: bool) -> dict[str, Any]:
     """One item of ``GET sessions``: ``SessionRecord.to_dict()`` plus ``dashboard_path``, ``in_server``, ``memory``."""
-    return dict(record, dashboard_path=dashboard_path(record.get("dashboard_link"), proxy),
-                in_server=in_server, memory=memory)
+    return dict(record, dashboard_path=dashboard_path(record.get("dashboard_link"), proxy), in_server=in_server, memory=memory)
 
 
-def sessions_reply(records: Iterable[dict[str, Any]], memory: dict[str, dict[str, Any] | None],
-                   in_server: set[str], proxy: bool) -> dict[str, Any]:
+def sessions_reply(records: Iterable[dict[str, Any]], memory: dict[str, dict[str, Any] | None], in_server: set[str], proxy: bool) -> dict[str, Any]:
     """The model of ``GET gpu-dask-kit/api/sessions``."""
     return {
         "sessions": [session_model(r, memory.get(r["id"]), in_server=r["id"] in in_server, proxy=proxy) for r in records],
@@ -79,8 +76,7 @@ def memory_thresholds() -> dict[str, float]:
 
     # monitor.py owns MEMORY_WARN / MEMORY_CRITICAL (issue 12); the literals are the same values for a
     # monitor.py that does not define them yet.
-    return {"memory_warn": float(getattr(monitor, "MEMORY_WARN", 0.8)),
-            "memory_critical": float(getattr(monitor, "MEMORY_CRITICAL", 0.95))}
+    return {"memory_warn": float(getattr(monitor, "MEMORY_WARN", 0.8)), "memory_critical": float(getattr(monitor, "MEMORY_CRITICAL", 0.95))}
 
 
 def environment_model(report: dict[str, Any]) -> dict[str, Any]:

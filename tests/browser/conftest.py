@@ -30,9 +30,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import psutil
 import pytest
@@ -42,8 +43,7 @@ ARTIFACTS = REPO / "test-artifacts"
 # Debian's chromium also starts two chrome_crashpad_handler daemons (parent: PID 1); they exit when the
 # browser closes (checked: none left after the browser tests). --disable-crashpad-for-testing would stop
 # them but breaks navigation (net::ERR_ABORTED), so it is not used.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 LAB_READY = "#jp-main-dock-panel"
 
 
@@ -67,10 +67,10 @@ def _free_port() -> int:
 
 @dataclass
 class LabServer:
-    url: str                      # http://127.0.0.1:PORT/ (the base URL, with a trailing slash)
+    url: str  # http://127.0.0.1:PORT/ (the base URL, with a trailing slash)
     token: str
     root_dir: Path
-    runtime_dir: Path             # GPU_DASK_KIT_RUNTIME_DIR of the server (and of this process)
+    runtime_dir: Path  # GPU_DASK_KIT_RUNTIME_DIR of the server (and of this process)
     pid: int
     log_path: Path
     env: dict[str, str] = field(repr=False, default_factory=dict)
@@ -79,8 +79,9 @@ class LabServer:
     def api(self, path: str, method: str = "GET", body: Any = None, timeout: float = 30) -> tuple[int, Any]:
         """Call a server route (``path`` relative to the base URL) with the token; (status, JSON or None)."""
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path.lstrip("/"), data=data, method=method,
-                                     headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.url + path.lstrip("/"), data=data, method=method, headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 text = resp.read().decode()
@@ -134,15 +135,32 @@ def lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
     token, port = secrets.token_hex(16), _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / f"jupyter-lab-{request.module.__name__.rsplit('.', 1)[-1]}.log"
-    env = dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime), JUPYTER_CONFIG_DIR=str(cfg),
-               JUPYTER_RUNTIME_DIR=str(jrt), JUPYTER_DATA_DIR=str(jdata), PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        GPU_DASK_KIT_RUNTIME_DIR=str(runtime),
+        JUPYTER_CONFIG_DIR=str(cfg),
+        JUPYTER_RUNTIME_DIR=str(jrt),
+        JUPYTER_DATA_DIR=str(jdata),
+        PYTHONUNBUFFERED="1",
+    )
     env.pop("JUPYTERHUB_SERVICE_PREFIX", None)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={data_settings}",
-           f"--LabApp.workspaces_dir={workspaces}", "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.user_settings_dir={data_settings}",
+        f"--LabApp.workspaces_dir={workspaces}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     log = open(log_path, "w")
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     server = LabServer(f"http://127.0.0.1:{port}/", token, root, runtime, proc.pid, log_path, env, jrt)
@@ -210,8 +228,7 @@ def lab_page(browser, lab_server, request):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text} @ {m.location.get('url', '')}")
-            if m.type == "error" else None)
+    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text} @ {m.location.get('url', '')}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
     page.console_errors = errors
     page.goto(lab_server.lab_url(), wait_until="domcontentloaded")

@@ -12,11 +12,10 @@ import json
 import re
 import subprocess
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 import psutil
 import pytest
-
 from conftest import ARTIFACTS, _stop_process_tree, run_command
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
@@ -57,6 +56,7 @@ def rgb(css: str) -> tuple[float, float, float]:
 
 def luminance(css: str) -> float:
     """WCAG relative luminance of a CSS colour (0 black .. 1 white)."""
+
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
 
@@ -88,8 +88,7 @@ def cluster_script(lab_server, tmp_path) -> Iterator[tuple[str, list[int]]]:
     """(session id, worker PIDs) of a running CPU cluster the sidebar lists; closed (and checked) after."""
     script = tmp_path / "hold_cluster.py"
     script.write_text(CLUSTER_SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script)], env=lab_server.env, cwd=tmp_path, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, str(script)], env=lab_server.env, cwd=tmp_path, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     pids: list[int] = []
     try:
         sid = proc.stdout.readline().strip()
@@ -144,8 +143,8 @@ def test_sidebar_follows_the_dark_theme_and_its_bars_are_accessible(lab_page, la
     lab_page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
     # the theme's CSS is in once the sidebar's background has changed
     lab_page.wait_for_function(
-        "([sel, before]) => getComputedStyle(document.querySelector(sel)).backgroundColor !== before",
-        arg=[SIDEBAR, light["background"]], timeout=30_000)
+        "([sel, before]) => getComputedStyle(document.querySelector(sel)).backgroundColor !== before", arg=[SIDEBAR, light["background"]], timeout=30_000
+    )
     dark = lab_page.evaluate(COLOURS_JS, SIDEBAR)
     assert lab_page.evaluate("() => document.body.dataset.jpThemeName") == DARK
 

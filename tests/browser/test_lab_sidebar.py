@@ -14,7 +14,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from conftest import REPO, execute, kernel_client, run_command, save_screenshot
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
@@ -68,10 +67,16 @@ def workshop_notebook(lab_server) -> Path:
     if real.exists():
         target.write_bytes(real.read_bytes())
     else:
-        target.write_text(json.dumps({
-            "cells": [{"id": "start", "cell_type": "markdown", "metadata": {}, "source": ["# Start here (test stub)"]}],
-            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}))
+        target.write_text(
+            json.dumps(
+                {
+                    "cells": [{"id": "start", "cell_type": "markdown", "metadata": {}, "source": ["# Start here (test stub)"]}],
+                    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                }
+            )
+        )
     return target
 
 
@@ -114,9 +119,7 @@ def test_check_environment_dialog(lab_page, lab_server):
 def test_kernel_cluster_appears_and_shut_down_removes_it(lab_page, lab_server):
     sidebar = show_sidebar(lab_page)
     with kernel_client(lab_server) as kc:
-        out = execute(kc, "import gpu_dask_kit, os\n"
-                          "s = gpu_dask_kit.start_cluster(device='cpu', n_workers=1, verbose=False)\n"
-                          "print(s.id, os.getpid())")
+        out = execute(kc, "import gpu_dask_kit, os\ns = gpu_dask_kit.start_cluster(device='cpu', n_workers=1, verbose=False)\nprint(s.id, os.getpid())")
         sid, kernel_pid = out.split()
         record = json.loads((lab_server.runtime_dir / f"session-{sid}.json").read_text())
         pids = [p["pid"] for p in record["processes"]]
@@ -146,11 +149,12 @@ def test_kernel_cluster_appears_and_shut_down_removes_it(lab_page, lab_server):
 
 def test_stale_session_is_marked_and_can_be_removed(lab_page, lab_server):
     # a process registers a session and exits: its record is stale
-    code = ("from gpu_dask_kit import registry\n"
-            "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
-            " n_workers=1, options={}, kind='script')\nprint(r.id)")
-    sid = subprocess.run([sys.executable, "-c", code], env=lab_server.env, capture_output=True, text=True,
-                         check=True, timeout=60).stdout.strip()
+    code = (
+        "from gpu_dask_kit import registry\n"
+        "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
+        " n_workers=1, options={}, kind='script')\nprint(r.id)"
+    )
+    sid = subprocess.run([sys.executable, "-c", code], env=lab_server.env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     show_sidebar(lab_page)
     row = session_row(lab_page, sid)
     row.wait_for(timeout=10_000)
@@ -196,8 +200,8 @@ def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
     row.locator("button.gdk-open-pane").click()
     port = record["dashboard_link"].rsplit(":", 1)[1].split("/")[0]
     lab_page.wait_for_function(
-        "port => [...document.querySelectorAll('#dask-dashboard-launcher input')].some(i => i.value.includes(port))",
-        arg=port, timeout=10_000)
+        "port => [...document.querySelectorAll('#dask-dashboard-launcher input')].some(i => i.value.includes(port))", arg=port, timeout=10_000
+    )
     show_sidebar(lab_page)
     save_screenshot(lab_page, "dask-new-cluster-in-sidebar")
     row.locator("button.gdk-shutdown").click()
@@ -214,8 +218,7 @@ def gpu_reads_during(page, seconds: float) -> int:
     """How many ``GET gpus`` the page sends in the next ``seconds`` (the browser's resource timings)."""
     page.evaluate("() => performance.clearResourceTimings()")
     page.wait_for_timeout(seconds * 1000)
-    return page.evaluate("() => performance.getEntriesByType('resource')"
-                         ".filter(e => e.name.includes('gpu-dask-kit/api/gpus')).length")
+    return page.evaluate("() => performance.getEntriesByType('resource').filter(e => e.name.includes('gpu-dask-kit/api/gpus')).length")
 
 
 def set_gpu_refresh(page, server, seconds: int) -> None:

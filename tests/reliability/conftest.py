@@ -57,8 +57,7 @@ def machine() -> dict:
     import gpu_dask_kit
 
     try:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
-                                text=True, timeout=10).stdout.strip() or None
+        commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         commit = None
     return {
@@ -91,8 +90,13 @@ def figures(request):
         outcome = "xfailed" if report.skipped else "xpassed"
     else:
         outcome = report.outcome
-    entry = {"outcome": outcome, "run_at": datetime.datetime.now().isoformat(timespec="seconds"),
-             "duration_s": round(report.duration, 2) if report is not None else None, "machine": machine(), **data}
+    entry = {
+        "outcome": outcome,
+        "run_at": datetime.datetime.now().isoformat(timespec="seconds"),
+        "duration_s": round(report.duration, 2) if report is not None else None,
+        "machine": machine(),
+        **data,
+    }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{request.node.module.__name__.rsplit('.', 1)[-1]}.json"
     try:
@@ -137,5 +141,4 @@ def cli(*args: str, runtime_dir: Path, timeout: float = 120) -> subprocess.Compl
     """Run the real ``gpu-dask-kit`` command line (the venv's console script) against ``runtime_dir``."""
     script = Path(sys.executable).with_name("gpu-dask-kit")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "gpu_dask_kit"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=timeout, env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))

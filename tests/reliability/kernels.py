@@ -174,8 +174,7 @@ def running(procs: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
-def wait_all_gone(procs: list[psutil.Process], timeout: float, poll: float = 0.05,
-                  since: float | None = None) -> tuple[float | None, dict[int, float]]:
+def wait_all_gone(procs: list[psutil.Process], timeout: float, poll: float = 0.05, since: float | None = None) -> tuple[float | None, dict[int, float]]:
     """Wait until every process in ``procs`` is gone. Return (seconds until the last one went, or None
     on timeout; {pid: seconds until it went}), counted from ``since`` (a ``time.monotonic()``; default now)."""
     started = time.monotonic() if since is None else since
@@ -211,8 +210,15 @@ def describe(pids) -> list[dict]:
     for pid in sorted(pids):
         try:
             proc = psutil.Process(pid)
-            out.append({"pid": pid, "ppid": proc.ppid(), "status": proc.status(),
-                        "age_s": round(time.time() - proc.create_time(), 1), "cmd": " ".join(proc.cmdline())[:300]})
+            out.append(
+                {
+                    "pid": pid,
+                    "ppid": proc.ppid(),
+                    "status": proc.status(),
+                    "age_s": round(time.time() - proc.create_time(), 1),
+                    "cmd": " ".join(proc.cmdline())[:300],
+                }
+            )
         except psutil.Error:
             out.append({"pid": pid, "gone": True})
     return out

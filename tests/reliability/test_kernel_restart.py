@@ -78,8 +78,7 @@ async def _restart_scenario(mode: str, runtime_dir: Path, tmp_path: Path, reaper
         figures["restart_s"] = round(time.monotonic() - started, 2)
         gone, gone_at = wait_all_gone(old, GONE_LIMIT_S, since=started)
         figures["old_gone_s"] = gone
-        assert gone is not None, f"old kernel processes still running {GONE_LIMIT_S} s after the restart: " \
-                                 f"{[p.pid for p in old if p.pid not in gone_at]}"
+        assert gone is not None, f"old kernel processes still running {GONE_LIMIT_S} s after the restart: {[p.pid for p in old if p.pid not in gone_at]}"
 
         state = _registry_state(runtime_dir, first["id"])
         figures["old_record_after_restart"] = state
@@ -123,6 +122,7 @@ def test_kernel_restart_leaves_no_old_cluster(mode, runtime_dir, tmp_path, reape
 def test_interrupt_leaves_the_cluster_usable(runtime_dir, tmp_path, reaper, figures):
     """Jupyter's stop button sends SIGINT to the kernel's whole process group, workers included
     (dask/distributed#1925): the kit's IgnoreInterrupt worker plugin keeps them alive and the cluster usable."""
+
     async def scenario():
         before = kit_children()
         kernel = Kernel(runtime_dir, tmp_path / "kernel.log", ROOT)
@@ -130,8 +130,7 @@ def test_interrupt_leaves_the_cluster_usable(runtime_dir, tmp_path, reaper, figu
             await kernel.start()
             first = (await kernel.execute(START)).last_json()
             reaper.track(tree(kernel.pid))
-            long = asyncio.ensure_future(kernel.execute(
-                "import time\ns.client.submit(time.sleep, 8, pure=False).result()", check=False, timeout=60))
+            long = asyncio.ensure_future(kernel.execute("import time\ns.client.submit(time.sleep, 8, pure=False).result()", check=False, timeout=60))
             await asyncio.sleep(2)
             await kernel.km.interrupt_kernel()
             interrupted = await long
@@ -143,7 +142,9 @@ def test_interrupt_leaves_the_cluster_usable(runtime_dir, tmp_path, reaper, figu
                 "import dask.array as da, time\nt = time.time()\n"
                 "v = int(s.client.compute(da.arange(1_000_000, chunks=100_000).sum()).result(timeout=10))\n"
                 "print(json.dumps({'sum': v, 's': time.time() - t, 'pids': sorted(w.pid for w in s.memory().workers)}))",
-                check=False, timeout=60)
+                check=False,
+                timeout=60,
+            )
             figures["after_interrupt"] = after.last_json() if after.error is None else after.error["ename"]
             assert after.error is None, f"the cluster is unusable after an interrupt: {after.error['ename']}: {after.error['evalue']}"
             assert after.last_json()["sum"] == EXPECTED_SUM

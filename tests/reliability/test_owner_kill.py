@@ -51,8 +51,7 @@ def test_killed_owners_leave_nothing_behind(tmp_path, runtime_dir, reaper, figur
     script = tmp_path / "owner.py"
     script.write_text(OWNER)
     env = dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir))
-    owners = [subprocess.Popen([sys.executable, str(script), state, str(ROOT)], stdout=subprocess.PIPE, text=True, env=env)
-              for state in STATES]
+    owners = [subprocess.Popen([sys.executable, str(script), state, str(ROOT)], stdout=subprocess.PIPE, text=True, env=env) for state in STATES]
     reaper.track(tree(p.pid)[0] for p in owners)
     infos = []
     try:
@@ -83,13 +82,18 @@ def test_killed_owners_leave_nothing_behind(tmp_path, runtime_dir, reaper, figur
     for state, info, procs in zip(STATES, infos, trees, strict=False):
         times = [gone_at.get(p.pid) for p in procs[1:]]
         workers = {pid: gone_at.get(pid) for pid in info["pids"]}
-        results.append({"state": state, "processes": len(procs),
-                        "all_gone_s": None if None in times else max(times), "workers_gone_s": workers,
-                        "others_gone_s": {p.pid: gone_at.get(p.pid) for p in procs[1:] if p.pid not in workers}})
+        results.append(
+            {
+                "state": state,
+                "processes": len(procs),
+                "all_gone_s": None if None in times else max(times),
+                "workers_gone_s": workers,
+                "others_gone_s": {p.pid: gone_at.get(p.pid) for p in procs[1:] if p.pid not in workers},
+            }
+        )
     figures["phases_s"]["kill_to_all_gone"] = round(time.monotonic() - killed_at, 2)
     exit_times = [r["all_gone_s"] for r in results]
-    figures.update(owners=results, exit_limit_s=EXIT_LIMIT_S,
-                   max_exit_s=None if None in exit_times else max(exit_times))
+    figures.update(owners=results, exit_limit_s=EXIT_LIMIT_S, max_exit_s=None if None in exit_times else max(exit_times))
 
     # The registry still names them, as stale, until the CLI cleans up.
     listed = json.loads(cli("sessions", "--json", runtime_dir=runtime_dir).stdout)

@@ -49,8 +49,7 @@ def _kernel_processes(kernel: Kernel) -> dict[int, str]:
 
 
 def _stats(values: list[float]) -> dict:
-    return {"min_s": round(min(values), 3), "median_s": round(statistics.median(values), 3),
-            "max_s": round(max(values), 3), "n": len(values)}
+    return {"min_s": round(min(values), 3), "median_s": round(statistics.median(values), 3), "max_s": round(max(values), 3), "n": len(values)}
 
 
 async def _rerun(worker_counts: list[int], runtime_dir, tmp_path, reaper, figures) -> list[dict]:
@@ -65,10 +64,20 @@ async def _rerun(worker_counts: list[int], runtime_dir, tmp_path, reaper, figure
             procs = _kernel_processes(kernel)
             reaper.track(tree(kernel.pid)[1:])
             workers = sorted(pid for pid, kind in procs.items() if kind == "worker")
-            runs.append({"run": i + 1, "n_workers": n, "elapsed_s": round(result.elapsed, 3), "id": info["id"],
-                         "first_line": result.stdout.splitlines()[0], "worker_pids": info["pids"],
-                         "kernel_workers": workers, "kernel_processes": len(procs), "dashboard": info["dashboard"],
-                         "sessions": [r.id for r in registry.list_sessions()]})
+            runs.append(
+                {
+                    "run": i + 1,
+                    "n_workers": n,
+                    "elapsed_s": round(result.elapsed, 3),
+                    "id": info["id"],
+                    "first_line": result.stdout.splitlines()[0],
+                    "worker_pids": info["pids"],
+                    "kernel_workers": workers,
+                    "kernel_processes": len(procs),
+                    "dashboard": info["dashboard"],
+                    "sessions": [r.id for r in registry.list_sessions()],
+                }
+            )
             # One cluster's worth after every run: its workers, the tracker, nothing else.
             assert workers == info["pids"] and len(workers) == n, runs[-1]
             assert sorted(procs.values()) == sorted(["worker"] * n + ["resource_tracker"]), runs[-1]
@@ -96,8 +105,9 @@ def test_same_cell_rerun_20_times(runtime_dir, tmp_path, reaper, figures):
     figures["first_run"] = first["elapsed_s"]
     figures["reruns"] = _stats([r["elapsed_s"] for r in reruns])
     assert first["first_line"].startswith("Started a CPU cluster with 2 worker(s).")
-    assert all(r["first_line"] == "Reusing the running CPU cluster (same options); close() it to start afresh."
-               for r in reruns), [r["first_line"] for r in reruns]
+    assert all(r["first_line"] == "Reusing the running CPU cluster (same options); close() it to start afresh." for r in reruns), [
+        r["first_line"] for r in reruns
+    ]
     assert {r["id"] for r in runs} == {first["id"]} and all(r["worker_pids"] == first["worker_pids"] for r in runs)
 
 
@@ -106,7 +116,8 @@ def test_edited_cell_rerun(runtime_dir, tmp_path, reaper, figures):
     runs = asyncio.run(_rerun(counts, runtime_dir, tmp_path, reaper, figures))
     figures["reruns"] = _stats([r["elapsed_s"] for r in runs[1:]])
     for prev, run in itertools.pairwise(runs):
-        assert run["first_line"].startswith("Closing the running CPU cluster first, because options changed "
-                                            f"(n_workers: {prev['n_workers']} -> {run['n_workers']})"), run["first_line"]
+        assert run["first_line"].startswith(
+            f"Closing the running CPU cluster first, because options changed (n_workers: {prev['n_workers']} -> {run['n_workers']})"
+        ), run["first_line"]
         assert run["id"] != prev["id"] and not set(run["worker_pids"]) & set(prev["worker_pids"])
     assert len({r["id"] for r in runs}) == len(counts)

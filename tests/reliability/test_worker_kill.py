@@ -60,9 +60,14 @@ def _kill_mid_computation(trial: dict) -> None:
         victim_pid = workers[victim]
         os.kill(victim_pid, signal.SIGKILL)
         killed_at = time.monotonic()
-        trial.update(tasks=n_tasks, killed_after_s=round(killed_at - submitted, 2), victim_pid=victim_pid,
-                     results_held_by_victim=held[victim], tasks_processing_at_kill=processing,
-                     done_at_kill=future.done())
+        trial.update(
+            tasks=n_tasks,
+            killed_after_s=round(killed_at - submitted, 2),
+            victim_pid=victim_pid,
+            results_held_by_victim=held[victim],
+            tasks_processing_at_kill=processing,
+            done_at_kill=future.done(),
+        )
         value = future.result(timeout=180)
         trial["result_after_kill_s"] = round(time.monotonic() - killed_at, 2)
         trial["total_compute_s"] = round(time.monotonic() - submitted, 2)
@@ -102,6 +107,11 @@ def test_worker_sigkill_mid_computation(no_leaks, figures):
         except Exception as exc:  # keep going: the figure is N/N over all trials
             trial.update(ok=False, error=f"{type(exc).__name__}: {exc}")
     passed = sum(t["ok"] for t in trials)
-    figures.update(trials=trials, passed=passed, total=TRIALS, summary=f"{passed}/{TRIALS}",
-                   max_result_after_kill_s=max((t.get("result_after_kill_s", 0) for t in trials), default=None))
+    figures.update(
+        trials=trials,
+        passed=passed,
+        total=TRIALS,
+        summary=f"{passed}/{TRIALS}",
+        max_result_after_kill_s=max((t.get("result_after_kill_s", 0) for t in trials), default=None),
+    )
     assert passed == TRIALS, f"{passed}/{TRIALS} trials correct and clean: {trials}"

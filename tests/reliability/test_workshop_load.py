@@ -86,8 +86,9 @@ async def _one(i: int, runtime_dir, tmp_path, reaper) -> dict:
         ready = time.monotonic()
         result = await kernel.execute(CELL, timeout=HANG_GUARD_S)
         info = result.last_json()
-        info.update(kernel=i, kernel_start_s=round(ready - started, 2), cell_s=round(result.elapsed, 2),
-                    already_in_use=kernel.all_output().count("already in use"))
+        info.update(
+            kernel=i, kernel_start_s=round(ready - started, 2), cell_s=round(result.elapsed, 2), already_in_use=kernel.all_output().count("already in use")
+        )
         reaper.track(tree(kernel.pid))
         return info
     finally:
@@ -98,8 +99,7 @@ async def _one(i: int, runtime_dir, tmp_path, reaper) -> dict:
 
 
 async def _workshop(runtime_dir, tmp_path, reaper):
-    return await asyncio.gather(*(_one(i, runtime_dir, tmp_path, reaper) for i in range(KERNELS)),
-                                return_exceptions=True)
+    return await asyncio.gather(*(_one(i, runtime_dir, tmp_path, reaper) for i in range(KERNELS)), return_exceptions=True)
 
 
 def test_eight_kernels_at_once(runtime_dir, tmp_path, reaper, figures):
@@ -121,15 +121,19 @@ def test_eight_kernels_at_once(runtime_dir, tmp_path, reaper, figures):
     ok = [r for r in results if isinstance(r, dict)]
     failed = [f"{type(r).__name__}: {r}" for r in results if not isinstance(r, dict)]
     figures.update(
-        kernels=KERNELS, succeeded=sum(r["value"] == r["expected"] and not r["workers_left"] for r in ok),
-        failures=failed, wall_s=round(wall, 2),
-        peak_rss_sum_mib=round(sampler.peak_rss / 2**20), peak_processes=sampler.peak_processes,
-        system_used_delta_peak_mib=round((sampler.peak_used - sampler.baseline_used) / 2**20), samples=sampler.samples,
+        kernels=KERNELS,
+        succeeded=sum(r["value"] == r["expected"] and not r["workers_left"] for r in ok),
+        failures=failed,
+        wall_s=round(wall, 2),
+        peak_rss_sum_mib=round(sampler.peak_rss / 2**20),
+        peak_processes=sampler.peak_processes,
+        system_used_delta_peak_mib=round((sampler.peak_used - sampler.baseline_used) / 2**20),
+        samples=sampler.samples,
         distinct_scheduler_addresses=len({r["scheduler"] for r in ok}),
         distinct_dashboards=len({r["dashboard"] for r in ok}),
-        already_in_use_warnings=sum(r["already_in_use"] for r in ok), leaked=sorted(left),
-        per_kernel=[{k: r[k] for k in ("kernel", "kernel_start_s", "start_s", "compute_s", "close_s", "cell_s", "total_s")
-                     if k in r} for r in ok],
+        already_in_use_warnings=sum(r["already_in_use"] for r in ok),
+        leaked=sorted(left),
+        per_kernel=[{k: r[k] for k in ("kernel", "kernel_start_s", "start_s", "compute_s", "close_s", "cell_s", "total_s") if k in r} for r in ok],
     )
     assert not failed, failed
     assert figures["succeeded"] == KERNELS, ok

@@ -7,9 +7,9 @@ import time
 
 import numpy as np
 
-SIDE = 2000        # the array is SIDE x SIDE float64 (32 MB)
-CHUNK = 125        # -> 16 x 16 = 256 blocks
-DELAY = 0.02       # seconds of sleep per block in the "slow" step: ~2.5 s of task time per worker
+SIDE = 2000  # the array is SIDE x SIDE float64 (32 MB)
+CHUNK = 125  # -> 16 x 16 = 256 blocks
+DELAY = 0.02  # seconds of sleep per block in the "slow" step: ~2.5 s of task time per worker
 
 
 def make_block(seed: int, block_id=None) -> np.ndarray:

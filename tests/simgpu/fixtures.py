@@ -38,8 +38,10 @@ def sim_gpus(monkeypatch, tmp_path):
 
     def configure(count: int = 2, **settings):
         if importlib.util.find_spec("cupy") is None:
-            pytest.fail("the simulated-GPU tier needs CuPy installed (the kit picks GPU mode only with it): "
-                        "pip install -e '.[test]' (cupy-cuda12x imports without a GPU)")
+            pytest.fail(
+                "the simulated-GPU tier needs CuPy installed (the kit picks GPU mode only with it): "
+                "pip install -e '.[test]' (cupy-cuda12x imports without a GPU)"
+            )
         config = dict(settings, count=count)
         config.setdefault("state_dir", str(tmp_path / "simulated-cuda-contexts"))
         monkeypatch.setenv(simnvml.ENV, json.dumps(config))

@@ -33,18 +33,39 @@ from typing import Any
 
 ENV = "GPU_DASK_KIT_SIM_GPUS"
 
-DEFAULTS = {"name": "Simulated H100 80GB HBM3", "total": 16 * 2**30, "used": 2**30, "utilization": 7,
-            "driver": "580.65.06", "cuda": 13000, "memory_supported": True}
+DEFAULTS = {
+    "name": "Simulated H100 80GB HBM3",
+    "total": 16 * 2**30,
+    "used": 2**30,
+    "utilization": 7,
+    "driver": "580.65.06",
+    "cuda": 13000,
+    "memory_supported": True,
+}
 
 #: Functions of pynvml this stand-in answers (every other ``nvml*`` function raises NVMLError_NotSupported,
 #: as NVML does for a query a device does not support). README.md lists who calls each.
 SIMULATED = (
-    "nvmlInit", "nvmlInitWithFlags", "nvmlShutdown", "nvmlDeviceGetCount", "nvmlDeviceGetHandleByIndex",
-    "nvmlDeviceGetHandleByUUID", "nvmlDeviceGetIndex", "nvmlDeviceGetName", "nvmlDeviceGetUUID",
-    "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetCpuAffinity", "nvmlDeviceGetUtilizationRates",
-    "nvmlSystemGetDriverVersion", "nvmlSystemGetCudaDriverVersion", "nvmlSystemGetCudaDriverVersion_v2",
-    "nvmlDeviceGetMigMode", "nvmlDeviceIsMigDeviceHandle", "nvmlDeviceGetMaxMigDeviceCount",
-    "nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetComputeRunningProcesses_v2",
+    "nvmlInit",
+    "nvmlInitWithFlags",
+    "nvmlShutdown",
+    "nvmlDeviceGetCount",
+    "nvmlDeviceGetHandleByIndex",
+    "nvmlDeviceGetHandleByUUID",
+    "nvmlDeviceGetIndex",
+    "nvmlDeviceGetName",
+    "nvmlDeviceGetUUID",
+    "nvmlDeviceGetMemoryInfo",
+    "nvmlDeviceGetCpuAffinity",
+    "nvmlDeviceGetUtilizationRates",
+    "nvmlSystemGetDriverVersion",
+    "nvmlSystemGetCudaDriverVersion",
+    "nvmlSystemGetCudaDriverVersion_v2",
+    "nvmlDeviceGetMigMode",
+    "nvmlDeviceIsMigDeviceHandle",
+    "nvmlDeviceGetMaxMigDeviceCount",
+    "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlDeviceGetComputeRunningProcesses_v2",
     "nvmlDeviceGetComputeRunningProcesses_v3",
 )
 
@@ -158,8 +179,7 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
         return words
 
     def processes(h):
-        return [SimpleNamespace(pid=pid, usedGpuMemory=0, gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF)
-                for pid in contexts(h.gpu["uuid"])]
+        return [SimpleNamespace(pid=pid, usedGpuMemory=0, gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF) for pid in contexts(h.gpu["uuid"])]
 
     return {
         "nvmlInit": lambda: None,
@@ -204,8 +224,7 @@ def install(config: dict[str, Any]) -> None:
     import pynvml
 
     if not _saved:
-        _saved.update({n: getattr(pynvml, n) for n in dir(pynvml)
-                       if n.startswith("nvml") and inspect.isfunction(getattr(pynvml, n)) and n not in _KEEP})
+        _saved.update({n: getattr(pynvml, n) for n in dir(pynvml) if n.startswith("nvml") and inspect.isfunction(getattr(pynvml, n)) and n not in _KEEP})
     for name in _saved:
         setattr(pynvml, name, _not_simulated(pynvml, name))
     for name, func in _functions(pynvml, config).items():

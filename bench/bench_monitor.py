@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> dict:
         session.close()
 
     off, on = stats(times["off"]), stats(times["on"])
-    pairs = [b / a - 1 for a, b in zip(times["off"], times["on"])]
+    pairs = [b / a - 1 for a, b in zip(times["off"], times["on"], strict=False)]
     return {
         "workload": f"(x + x.T).std(axis=0).sum() on a {args.size}x{args.size} float64 dask array, chunks {args.chunks}, x{args.repeats} per repetition",
         "interval_s": args.interval,

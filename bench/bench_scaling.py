@@ -82,7 +82,7 @@ def etl(input_path: str, output_path: str) -> None:
         ddf = dd.read_parquet(input_path)
         means, stds, *uniques = dask.compute(ddf[CONTINUOUS].mean(), ddf[CONTINUOUS].std(), *[ddf[c].unique() for c in CATEGORICAL])
         means, stds = to_host(means), to_host(stds)
-        lookups = {c: {v: i for i, v in enumerate(sorted(to_host(u).tolist()), start=1)} for c, u in zip(CATEGORICAL, uniques)}
+        lookups = {c: {v: i for i, v in enumerate(sorted(to_host(u).tolist()), start=1)} for c, u in zip(CATEGORICAL, uniques, strict=False)}
         meta = {c: ("int32" if c in CATEGORICAL else t) for c, t in ddf.dtypes.items()}
         out = ddf.map_partitions(_transform, {c: float(means[c]) for c in CONTINUOUS}, {c: float(stds[c]) for c in CONTINUOUS}, lookups, meta=meta)
         out = out.shuffle(on="timestamp").map_partitions(lambda df: df.sample(frac=1.0, random_state=0))

@@ -441,13 +441,3 @@ def inspect_parameters(func):
     import inspect
 
     return inspect.signature(func).parameters
-
-
-@pytest.mark.parametrize("name", ["spec", "checks", "slurm_checks", "model", "__init__"])
-def test_doctests_of_the_options_package(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module("gpu_dask_kit.options" + ("" if name == "__init__" else f".{name}"))
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

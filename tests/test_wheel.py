@@ -108,7 +108,7 @@ def test_lab_copies_workshop_and_serves_first_notebook(wheel_venv):
     finally:
         proc.terminate()
         proc.wait(60)
-        gone, alive = psutil.wait_procs(children, timeout=30)
+        _gone, alive = psutil.wait_procs(children, timeout=30)
         for p in alive:
             p.kill()
     text = "".join(lines)

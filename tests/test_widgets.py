@@ -45,15 +45,6 @@ def gpu_worker(name="0", used=4 * GiB, limit=int(12.8 * GiB), total=16 * GiB, **
     )
 
 
-@pytest.mark.parametrize("name", ["gpu_dask_kit.notebook.widgets.viewmodel", "gpu_dask_kit.notebook.widgets.markup", "gpu_dask_kit.notebook.widgets.form"])
-def test_doctests(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
-
-
 # -- form --------------------------------------------------------------------------------------------
 def test_form_fields_come_from_option_docs_and_config():
     with dask.config.set({"gpu-dask-kit.n-workers": 3, "gpu-dask-kit.memory-limit": "2GiB"}):

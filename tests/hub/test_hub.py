@@ -81,7 +81,7 @@ def user_b(browser, hub):
 @pytest.fixture(scope="module")
 def a_cluster(user_a, hub):
     """User A's cluster, started from a cell of 00_start_here in the browser: (session id, address, output)."""
-    user, context, page = user_a
+    _user, _context, page = user_a
     page.wait_for_selector(".lm-TabBar-tab:has-text('00_start_here.ipynb')", timeout=60_000)
     out = run_first_cell_with(page, START.format(extra=""))
     match = re.search(r"GDK (\S+) (\S+)", out)
@@ -91,7 +91,7 @@ def a_cluster(user_a, hub):
 
 def test_links_load_dask_status_through_the_hub(user_a, a_cluster):
     user, context, page = user_a
-    sid, address, out = a_cluster
+    sid, _address, out = a_cluster
     prefix = f"/user/{user.name}/"
     printed = re.search(r"Dashboard: (\S+)", out)
     assert printed, out
@@ -120,7 +120,7 @@ def test_links_load_dask_status_through_the_hub(user_a, a_cluster):
 
 def test_other_user_neither_sees_nor_stops_the_cluster(user_a, user_b, a_cluster, hub):
     (a, _, _), (b, b_context, b_page) = user_a, user_b
-    sid, address, _ = a_cluster
+    sid, _address, _ = a_cluster
     sidebar = show_sidebar(b_page)
     sidebar.locator(".gdk-no-sessions").wait_for(timeout=30_000)
     assert sid not in sidebar.inner_text()
@@ -151,7 +151,7 @@ def _connect_as(hub, user, address: str, timeout: int = 20) -> subprocess.Comple
 
 
 def test_security_true_keeps_the_other_user_out(user_a, user_b, a_cluster, hub):
-    (a, _, a_page), (b, _, _) = user_a, user_b
+    (_a, _, a_page), (b, _, _) = user_a, user_b
     _, plain_address, _ = a_cluster
     # Control: without security, anyone on the machine can connect (this is what security=True is for)
     plain = _connect_as(hub, b, plain_address)

@@ -697,7 +697,7 @@ async def test_no_route_runs_code_or_starts_processes_from_the_request(jp_fetch,
 
 def test_lab_command_line_carries_no_token(tmp_path):
     """Other users see every process's argv (`ps`): `gpu-dask-kit lab` never puts a token there."""
-    from gpu_dask_kit.cli import lab_command
+    from gpu_dask_kit.workshop import lab_command
 
     cmd = " ".join(lab_command(str(tmp_path), 8899, open_browser=False)).lower()
     assert "token" not in cmd and "password" not in cmd

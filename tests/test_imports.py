@@ -8,12 +8,13 @@ from pathlib import Path
 import gpu_dask_kit
 
 ROOT = Path(gpu_dask_kit.__file__).parent
-#: Calls from the session object into the notebook layer (``session.show()``, the HTML repr), imported
-#: inside the method only when a notebook calls it; the notebook layer imports the session, not back.
+#: Calls from the session object and the package's ``show()`` into the notebook layer (``session.show()``,
+#: ``gpu_dask_kit.show()``, the HTML repr), imported inside the function only when a notebook calls it; the
+#: notebook layer imports the session and the public API, not back.
 UPWARD_CALLS = {
+    ("gpu_dask_kit", "gpu_dask_kit.notebook.widgets"),
     ("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets"),
     ("gpu_dask_kit.session", "gpu_dask_kit.notebook.reprs"),
-    ("gpu_dask_kit.session", "gpu_dask_kit.notebook.widgets"),
 }
 
 

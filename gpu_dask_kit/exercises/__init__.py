@@ -18,45 +18,14 @@ print "Correct" for an answer from an earlier attempt; the learner re-runs the a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from .model import Exercise, Hint, Verdict
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys"]
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
 SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"
-
-
-class Hint(Exception):
-    """Raised by a judge for a wrong answer; the message is the hint shown to the learner."""
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: the answer names, a reference solution (code), and a judge.
-
-    ``judge(answers, namespace)`` raises :class:`Hint` for a wrong answer and returns the "Correct" text.
-    ``hint`` is the general hint added when the answer could not even be evaluated.
-    """
-
-    key: str
-    names: tuple[str, ...]
-    solution: str
-    judge: Callable[[dict[str, Any], dict[str, Any]], str]
-    hint: str
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The result of judging: ``correct``, ``answered`` and the message printed to the learner."""
-
-    correct: bool
-    answered: bool
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def _catalog() -> dict[str, Exercise]:

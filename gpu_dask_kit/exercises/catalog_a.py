@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Exercise, Hint
+from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close, unit_mixup
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain

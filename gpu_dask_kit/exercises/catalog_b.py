@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Exercise, Hint
 from .catalog_a import host, in_memory, is_lazy, size_answer
+from .model import Exercise, Hint
 from .values import as_fraction, as_number, close
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------

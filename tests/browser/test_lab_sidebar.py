@@ -187,10 +187,12 @@ def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
     ids = wait_until(lambda: set(registry_ids(lab_server, kind="labextension")) - before, timeout=60)
     assert ids, "dask-labextension's + NEW did not create a kit (labextension) session"
     (sid,) = ids
-    record = json.loads((lab_server.runtime_dir / f"session-{sid}.json").read_text())
+    path = lab_server.runtime_dir / f"session-{sid}.json"
+    record = json.loads(path.read_text())
     assert record["owner"]["pid"] == lab_server.pid  # the cluster lives in the Jupyter server
-    pids = [p["pid"] for p in record["processes"]]
-    assert pids
+    # The record is written when the scheduler starts; the scheduler plugin adds each worker as it registers.
+    pids = wait_until(lambda: [p["pid"] for p in json.loads(path.read_text())["processes"]], timeout=60)
+    assert pids, "the session record never listed the workers of the + NEW cluster"
 
     show_sidebar(lab_page)
     row = session_row(lab_page, sid)

@@ -176,6 +176,7 @@ def test_sidebar_follows_the_dark_theme_and_its_bars_are_accessible(lab_page, la
     assert host.count() == 1
 
     ARTIFACTS.mkdir(exist_ok=True)
+    lab_page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme switch's splash
     sidebar.screenshot(path=str(ARTIFACTS / "sidebar-dark.png"))
     lab_page.screenshot(path=str(ARTIFACTS / "lab-dark-with-sidebar.png"))
     assert [e for e in lab_page.console_errors if "gpu-dask-kit" in e or "gpu_dask_kit" in e] == []

@@ -219,6 +219,7 @@ def check_theme_colours(page) -> None:
             timeout=15_000,
         )
         dark = _colours(page)
+        page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)  # the theme switch's splash
         save_screenshot(page, "widgets-jupyterlab-dark")
         assert dark["chart"] < 0.2 and dark["track"] < 0.4, dark  # follows the theme: no white block
         assert dark["text"] > 0.6 and dark["status"] > 0.6, dark  # readable on it

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from gpu_dask_kit.cli import lab_command, main
+from gpu_dask_kit.cli import main
+from gpu_dask_kit.workshop import lab_command
 
 from . import fake_nvml
 

@@ -33,6 +33,9 @@ class SlurmPlan:
     job_name: str
     notes: list[str] = field(default_factory=list)
     memory_option: tuple[str, Any] = ("job_memory", None)  # the option the job's memory came from (for errors)
+    reason: str = ""  # where the workers run, one sentence (set once the partition is known)
+    array_backend: str = "numpy"  # dask's backends in the notebook (set by the session)
+    dataframe_backend: str = "pandas"
 
     @property
     def job_memory_mib(self) -> int:

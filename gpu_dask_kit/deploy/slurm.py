@@ -178,10 +178,11 @@ def start_slurm(
         parts = partitions()
         chosen = parts.get(options.partition) if options.partition else next((p for p in parts.values() if p.default), None)
         mode = choose_mode(getattr(options, "device", "auto"), options.gpus_per_job, chosen.gpus if chosen else 0)
-    cupy_rmm = mode == "gpu" and importlib.util.find_spec("cupy") is not None and importlib.util.find_spec("rmm") is not None
+    rmm = importlib.util.find_spec("rmm") is not None  # the jobs run this Python (sys.executable)
+    cupy_rmm = mode == "gpu" and rmm and importlib.util.find_spec("cupy") is not None
     name = job_name or f"gdk-{secrets.token_hex(4)}"
     logs = log_directory or os.path.join(os.path.expanduser("~"), ".cache", "gpu-dask-kit", "slurm", name)
-    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs)
+    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs, rmm=rmm)
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
     part = preflight(
         options.partition,
@@ -227,8 +228,9 @@ def cancel_jobs(job_name: str, timeout: float = 60.0) -> None:
 def close_slurm(cluster: Any, timeout: float = 60.0, keep_logs: bool = False) -> None:
     """Close the scheduler, cancel every job of the session, wait until ``squeue`` no longer lists them;
     then remove the jobs' log folder (unless ``keep_logs``)."""
-    if keep_logs:
-        _LOGS.pop(cluster, None)  # the error names the folder: keep it
+    logs = _LOGS.get(cluster)
+    if keep_logs and logs and os.path.isdir(logs) and os.listdir(logs):
+        _LOGS.pop(cluster, None)  # the jobs wrote logs and the error names the folder: keep it
     try:
         cluster.close(timeout=timeout)  # cluster_class()'s close cancels by job name and removes the logs
     finally:

@@ -11,13 +11,20 @@ import psutil
 import pytest
 
 import gpu_dask_kit as kit
-from gpu_dask_kit.deploy.connect import remote_mode
 from gpu_dask_kit.deploy.slurm import squeue_jobs
 
 from ..simgpu.fixtures import sim_gpus  # noqa: F401
 from .conftest import SMALL, job_processes
 
 pytestmark = [pytest.mark.slurm, pytest.mark.simgpu]
+
+
+def _visible_devices(dask_worker):
+    return os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def _data_store(dask_worker):
+    return type(dask_worker.data).__name__
 
 
 def cuda_worker_command_lines(job_name: str) -> list[list[str]]:
@@ -46,9 +53,12 @@ def test_gpu_job_runs_dask_cuda_worker_on_simulated_gpus(slurm_clean, sim_gpus, 
         assert "Started a GPU cluster with 2 worker(s). Its workers are SLURM jobs (dask cuda worker, 2 GPU(s) per job)" in out, out
         assert session.mode == "gpu" and session.record.backend == "gpu"
         assert len(squeue_jobs(name)) == 1  # one job, one worker per GPU of the job
-        assert remote_mode(session.client) == "gpu"  # distributed's NVML diagnostics in the workers see the GPUs
-        visible = session.client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        visible = session.client.run(_visible_devices)
         assert sorted(visible.values()) == ["0,1", "1,0"], visible  # dask-cuda: each worker first on its own GPU
+        stores = session.client.run(_data_store)
+        assert set(stores.values()) == {"DeviceHostFile"}, stores  # dask-cuda's device -> host spilling store
+        workers = session.memory().workers  # the kit's worker metrics: each worker on its own GPU
+        assert sorted(w.device_index for w in workers) == [0, 1], workers
         (argv,) = cuda_worker_command_lines(name)
         assert argv[argv.index("--device-memory-limit") + 1] == "0.7"
         assert "--enable-cudf-spill" in argv

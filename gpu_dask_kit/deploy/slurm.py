@@ -65,7 +65,7 @@ def cluster_class() -> Any:
         return _CLASSES[0]
     jobqueue = _jobqueue()
 
-    class KitSLURMJob(jobqueue.slurm.SLURMJob):  # type: ignore[misc,name-defined]
+    class KitSLURMJob(jobqueue.slurm.SLURMJob):  # type: ignore[name-defined]
         async def start(self) -> None:
             await super().start()
             _tell(self.job_name, self.job_id, True)
@@ -76,7 +76,7 @@ def cluster_class() -> Any:
             finally:
                 _tell(self.job_name, self.job_id, False)
 
-    class KitSLURMCluster(jobqueue.SLURMCluster):  # type: ignore[misc,name-defined]
+    class KitSLURMCluster(jobqueue.SLURMCluster):  # type: ignore[name-defined]
         job_cls = KitSLURMJob
 
         def close(self, timeout: float | None = None) -> Any:

@@ -173,8 +173,9 @@ def make_slurm_plan(
         kwargs["scheduler_options"]["host"] = options.host
     if options.job_cores is not None:
         kwargs["job_cpu"] = options.job_cores
-    if options.job_memory is not None:
-        kwargs["job_mem"] = f"{math.ceil(job_memory_bytes(options.job_memory) / 2**20)}M"
+    job_memory = job_memory_bytes(options.job_memory)
+    if job_memory is not None:
+        kwargs["job_mem"] = f"{math.ceil(job_memory / 2**20)}M"
     if mode == "gpu":
         kwargs["worker_command"] = "dask cuda worker"
         worker_args += _gpu_worker_args(options, cupy_through_rmm, rmm, notes)

@@ -51,7 +51,7 @@ def test_bad_option_fails_before_sbatch(slurm_clean, changes, mode, parameter, w
 
 def test_directives_slurm_refuses_fail_before_sbatch(slurm_clean, tmp_path):
     before = my_jobs()
-    with pytest.raises(ClusterStartError, match="SLURM refuses the worker job .*Nothing was submitted"):
+    with pytest.raises(ClusterStartError, match=r"SLURM refuses the worker job .*Nothing was submitted"):
         start_slurm(slurm_options(job_memory="300MiB", job_extra_directives=["--constraint=no-such-feature"]), "cpu", log_directory=str(tmp_path / "logs"))
     assert my_jobs() == before
     assert not (tmp_path / "logs").exists()  # nothing created either

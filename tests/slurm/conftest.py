@@ -3,6 +3,7 @@ and it is not up yet (and stopped at the end only then); otherwise the tests are
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -75,6 +76,15 @@ def job_processes(job_name: str) -> list[psutil.Process]:
         except psutil.Error:
             continue
     return found
+
+
+def owner_says(owner) -> dict | None:
+    """The JSON line an owner process prints once its session runs (lines before it, such as the kit's
+    "Waiting for SLURM: ... pending (Priority)", are what a notebook would show)."""
+    for line in owner.stdout:
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.5):

@@ -23,7 +23,7 @@ from gpu_dask_kit.cli import main
 from gpu_dask_kit.deploy.slurm import squeue_jobs
 from gpu_dask_kit.errors import ClusterStartError
 
-from .conftest import SMALL, job_processes, my_jobs, wait_until
+from .conftest import SMALL, job_processes, my_jobs, owner_says, wait_until
 
 pytestmark = pytest.mark.slurm
 
@@ -141,9 +141,8 @@ def test_owner_killed_jobs_end(slurm_clean, tmp_path, ending, capsys):
     env = dict(os.environ, DASK_JOBQUEUE__SLURM__DEATH_TIMEOUT=str(death_timeout))  # GPU_DASK_KIT_RUNTIME_DIR: this test's
     owner = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
-        line = owner.stdout.readline()
-        assert line, "the owner process did not start its cluster"
-        info = json.loads(line)
+        info = owner_says(owner)
+        assert info, "the owner process did not start its cluster"
         slurm_clean.append(info["name"])
         assert len(registry.get_session(info["id"]).slurm_job_ids) == 2
         os.kill(owner.pid, signal.SIGKILL)

@@ -13,6 +13,8 @@ import pytest
 
 from gpu_dask_kit.deploy.slurm import squeue_jobs
 
+from .conftest import owner_says
+
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 pytestmark = pytest.mark.slurm
 
@@ -44,9 +46,8 @@ async def test_sidebar_lists_a_slurm_session_and_shuts_it_down(slurm_clean, jp_f
     script.write_text(OWNER)
     owner = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        line = owner.stdout.readline()
-        assert line, "the owner process did not start its SLURM session"
-        info = json.loads(line)
+        info = owner_says(owner)
+        assert info, "the owner process did not start its SLURM session"
         slurm_clean.append(info["name"])
         ids = sorted((j for j, _, _ in squeue_jobs(info["name"])), key=int)
         assert len(ids) == 2

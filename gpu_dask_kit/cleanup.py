@@ -2,8 +2,9 @@
 
 Used by ``gpu-dask-kit sessions --stop/--cleanup`` and the server's ``DELETE sessions/<id>``. A session
 of this process is closed through its own ``close()``. Otherwise the scheduler is asked to shut down;
-worker processes the record names that still run after ``timeout`` are terminated, then killed. Only
-recorded processes are ever signalled, and a cluster the kit only connected to is never stopped.
+a SLURM session's jobs are cancelled (by the job name in its record) until ``squeue`` no longer lists
+them; worker processes the record names that still run after ``timeout`` are terminated, then killed.
+Only recorded processes are ever signalled, and a cluster the kit only connected to is never stopped.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def _shutdown_remote(record: registry.SessionRecord, timeout: float) -> None:
             pass  # the scheduler is gone already: end the recorded processes below
     if record.kind == "connect":
         return  # the kit did not start that cluster: never stop somebody else's scheduler
+    if record.slurm_job_name:
+        from .deploy.slurm_session import cancel_session_jobs  # SLURM's commands, only for SLURM sessions
+
+        cancel_session_jobs(record)
     end_processes(record.live_processes(), timeout)
 
 

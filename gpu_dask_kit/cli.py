@@ -54,7 +54,8 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
     if args.cleanup:
         removed = cleanup.cleanup_stale()
         for record in removed:
-            print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.backend}, {record.scheduler_address})")
+            jobs = f"; SLURM jobs of {record.slurm_job_name} cancelled" if record.slurm_job_name else ""
+            print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.backend}, {record.scheduler_address}{jobs})")
         print(f"{len(removed)} stale session(s) cleaned up.")
         return 0
     records = registry.list_sessions()
@@ -68,6 +69,8 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
     for r in records:
         state = "live" if r.alive else "STALE"
         print(f"{r.id:<34}{state:<7}{r.backend:<8}{r.n_workers:<8}{r.owner_pid:<8}{r.started:<27}{r.dashboard_link or '-'}")
+        if r.slurm_job_name:
+            print(f"{'':<34}SLURM jobs ({r.slurm_job_name}): {', '.join(r.slurm_job_ids) or 'none'}")
     if any(not r.alive for r in records):
         print("Stale sessions belong to processes that are gone: `gpu-dask-kit sessions --cleanup` stops and removes them.")
     return 0

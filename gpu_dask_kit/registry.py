@@ -4,7 +4,8 @@ Records only: this module writes, reads and removes records; it ends no process 
 cluster (that is :func:`gpu_dask_kit.session.shutdown_session`). The kit's scheduler plugin
 (:mod:`gpu_dask_kit.plugins`) writes the record of every cluster the kit starts and keeps it in step
 with the workers. A record names the session's worker processes (pid + start time), so that cleanup
-only ever ends those processes, never a recycled pid.
+only ever ends those processes, never a recycled pid; a SLURM session's record also names its job name
+and job ids (``slurm_job_name``, ``slurm_job_ids``), so that cleanup can cancel its jobs.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class SessionRecord:
     started: str = field(default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     processes: list[dict[str, Any]] = field(default_factory=list)
     host: str = field(default_factory=socket.gethostname)
+    slurm_job_name: str | None = None  # deploy="slurm": the name every worker job of the session carries
+    slurm_job_ids: list[str] = field(default_factory=list)  # its jobs submitted and not yet cancelled
 
     @property
     def owner_pid(self) -> int:
@@ -236,12 +239,13 @@ def prune_dead() -> list[str]:
     """Remove, without signalling anything, the records whose owner and recorded processes are all gone.
 
     A Jupyter kernel restart ends the kernel before its ``atexit`` hook can unregister its session; once
-    nothing of that session runs, its record is noise. Returns the removed ids.
+    nothing of that session runs, its record is noise. SLURM sessions are left to ``--cleanup`` (and to
+    the next SLURM start), which ask ``squeue`` whether their jobs are gone. Returns the removed ids.
     """
     removed = []
     for record in list_sessions():
         try:
-            if not record.alive and not record.live_processes():
+            if not record.alive and not record.live_processes() and not record.slurm_job_name:
                 unregister(record.id)
                 removed.append(record.id)
         except (OSError, ValueError):

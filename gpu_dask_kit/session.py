@@ -105,7 +105,7 @@ class ClusterSession:
     def summary(self) -> str:
         """One line: what runs, with how many workers, and why that mode."""
         what = "Connected to" if self.options.connect_mode else "Started"
-        kind = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode else self.mode.upper()
+        kind = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode and self.options.deploy == "local" else self.mode.upper()
         return f"{what} a {kind} cluster with {self.n_workers} worker(s). {self.reason}"
 
     def memory(self) -> Any:
@@ -148,7 +148,12 @@ class ClusterSession:
                 "this session is a connection to an existing scheduler: scale that cluster where it was started",
             )
         options = self.options.replace(n_workers=n_workers)  # type and range checks
-        target = make_plan(options, detect(options.device)).n_workers  # hardware checks, e.g. one worker per GPU
+        if options.deploy == "slurm":  # whole SLURM jobs; no check against this machine
+            from .deploy.slurm_session import scale_target
+
+            target = scale_target(self.plan, n_workers)  # type: ignore[arg-type]
+        else:
+            target = make_plan(options, detect(options.device)).n_workers  # hardware checks, e.g. one worker per GPU
         self.cluster.scale(target)
         if not _local.wait_for_workers(self.client, target, timeout):
             raise ClusterStartError(
@@ -157,6 +162,16 @@ class ClusterSession:
             )
         self.options = options
         return self
+
+    def adapt(self, minimum: int = 0, maximum: int | None = None, **kwargs: Any) -> Any:
+        """Let the cluster follow the work between ``minimum`` and ``maximum`` workers (distributed's
+        adaptive scaling; on SLURM, jobs are submitted when work arrives and cancelled when idle).
+        ``kwargs`` go to ``cluster.adapt`` (e.g. ``interval="1s"``). Returns distributed's ``Adaptive``."""
+        if self._closed or self.options.connect_mode or self.cluster is None:
+            raise ClusterStartError("adapt() needs an open session whose cluster the kit started (not a closed or connect-mode session).")
+        if maximum is None or not (0 <= minimum <= maximum):
+            raise OptionError("maximum", maximum, f"a number of workers >= minimum ({minimum}) >= 0", "pass e.g. adapt(minimum=0, maximum=4)")
+        return self.cluster.adapt(minimum=minimum, maximum=maximum, **kwargs)
 
     def __enter__(self) -> ClusterSession:
         return self
@@ -246,6 +261,8 @@ def _load_hints() -> None:
 
 
 def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:
+    if opts.deploy == "slurm":
+        return _start_slurm(opts, kind, security)
     plan = make_plan(opts, detect(opts.device))  # raises OptionError before anything starts
     config = {**link_config(), "array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend}
     previous = {k: dask.config.get(k, None) for k in config}
@@ -266,6 +283,23 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
 
         use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
     session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)
+    session._previous_config = previous
+    return session
+
+
+def _start_slurm(opts: ClusterOptions, kind: str, security: Any) -> ClusterSession:
+    """deploy="slurm": the workers are SLURM jobs (deploy/slurm_session.py); the session is the same."""
+    from .deploy import slurm_session  # dask-jobqueue: imported only for SLURM sessions
+
+    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
+    dask.config.set(link_config())  # the scheduler plugin formats the record's dashboard link with it
+    try:
+        cluster, client, record, plan = slurm_session.start(opts, kind=kind, security=security)
+    except BaseException:
+        dask.config.set(previous)
+        raise
+    dask.config.set({"array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend})
+    session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)  # type: ignore[arg-type]
     session._previous_config = previous
     return session
 

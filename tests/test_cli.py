@@ -91,3 +91,19 @@ def test_lab_command_binds_loopback(tmp_path):
 def test_lab_rejects_a_missing_folder(capsys):
     assert main(["lab", "--notebook-dir", "/no/such/folder"]) == 2
     assert "--notebook-dir='/no/such/folder' is not a folder" in capsys.readouterr().err
+
+
+def test_sessions_lists_the_job_ids_of_a_slurm_session(capsys, runtime_dir):
+    from gpu_dask_kit import registry
+
+    record = registry.register(scheduler_address="tcp://127.0.0.1:9", dashboard_link=None, backend="cpu", n_workers=2, options={})
+    record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41", "42"]
+    registry.update(record)
+    local = registry.register(scheduler_address="tcp://127.0.0.1:8", dashboard_link=None, backend="cpu", n_workers=1, options={})
+    assert main(["sessions"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("SLURM jobs") == 1 and "SLURM jobs (gdk-0123abcd): 41, 42" in out
+    assert record.id in out and local.id in out
+    assert main(["sessions", "--json"]) == 0
+    items = {i["id"]: i for i in json.loads(capsys.readouterr().out)}
+    assert items[record.id]["slurm_job_ids"] == ["41", "42"] and items[local.id]["slurm_job_name"] is None

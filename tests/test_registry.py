@@ -113,3 +113,29 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_slurm_job_ids_round_trip_and_old_records_still_load(runtime_dir):
+    record = registry.register(scheduler_address=None, dashboard_link=None, backend="gpu", n_workers=2, options={"deploy": "slurm"})
+    assert registry.get_session(record.id).slurm_job_name is None and record.to_dict()["slurm_job_ids"] == []
+    record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41", "42"]
+    registry.update(record)
+    again = registry.get_session(record.id)
+    assert (again.slurm_job_name, again.slurm_job_ids) == ("gdk-0123abcd", ["41", "42"])
+    data = json.loads(record.path.read_text())  # a record written before phase 2 has no SLURM fields
+    del data["slurm_job_name"], data["slurm_job_ids"]
+    record.path.write_text(json.dumps(data))
+    assert registry.get_session(record.id).slurm_job_ids == []
+
+
+def test_prune_dead_leaves_slurm_records_to_cleanup(runtime_dir):
+    """Only SLURM can tell whether a dead owner's jobs are gone: such records wait for --cleanup."""
+    record = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+    record.owner = {"pid": 999_999_999, "create_time": 0.0}
+    record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41"]
+    registry.update(record)
+    local = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+    local.owner = {"pid": 999_999_999, "create_time": 0.0}
+    registry.update(local)
+    assert registry.prune_dead() == [local.id]
+    assert [r.id for r in registry.list_sessions()] == [record.id]

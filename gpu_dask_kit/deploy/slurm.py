@@ -6,6 +6,11 @@ jobs pend, and cancels everything when it gives up; :func:`close_slurm` cancels 
 and waits until ``squeue`` no longer lists them. Scaling is dask-jobqueue's own (``cluster.scale(n)``,
 ``cluster.adapt(minimum=, maximum=)``). GPU jobs run ``dask cuda worker`` (one worker per GPU of the job)
 with the same RMM, spilling and CuPy settings as a local ``LocalCUDACluster``; CPU jobs run ``dask worker``.
+
+The cluster is dask-jobqueue's ``SLURMCluster`` with two small additions (:func:`cluster_class`): its job
+class tells ``JOB_HOOKS`` which job ids were submitted and cancelled (so the session's registry record
+lists them, whatever submitted them: ``scale``, ``adapt``, a lost worker), and its ``close()`` also
+cancels by job name and waits until ``squeue`` no longer lists a job of the session.
 """
 
 from __future__ import annotations
@@ -24,10 +29,25 @@ from ..errors import ClusterStartError, OptionError
 from .slurm_checks import missing_commands, partitions, pending_advice, preflight
 from .slurm_plan import SlurmPlan, choose_mode, make_slurm_plan
 
-__all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_script", "start_slurm", "close_slurm", "cancel_jobs", "job_ids", "squeue_jobs"]
+__all__ = [
+    "SlurmPlan",
+    "make_slurm_plan",
+    "choose_mode",
+    "job_script",
+    "start_slurm",
+    "close_slurm",
+    "cancel_jobs",
+    "job_ids",
+    "squeue_jobs",
+    "cluster_class",
+    "JOB_HOOKS",
+]
 
 #: The job-log folder of each cluster start_slurm made (removed at a clean close).
 _LOGS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+#: job name -> ``hook(job_id, submitted)``, called when a job of that name was submitted (True) or cancelled (False).
+JOB_HOOKS: dict[str, Callable[[str, bool], None]] = {}
+_CLASSES: list[Any] = []
 
 
 def _jobqueue() -> Any:
@@ -36,6 +56,46 @@ def _jobqueue() -> Any:
     except ImportError as exc:
         raise OptionError("deploy", "slurm", "'slurm' where dask-jobqueue is installed", "pip install dask-jobqueue (or reinstall gpu-dask-kit)") from exc
     return dask_jobqueue
+
+
+def cluster_class() -> Any:
+    """dask-jobqueue's ``SLURMCluster`` whose jobs report their ids to ``JOB_HOOKS`` and whose ``close()``
+    waits until ``squeue`` no longer lists a job of the cluster (made once, on first use)."""
+    if _CLASSES:
+        return _CLASSES[0]
+    jobqueue = _jobqueue()
+
+    class KitSLURMJob(jobqueue.slurm.SLURMJob):  # type: ignore[name-defined]
+        async def start(self) -> None:
+            await super().start()
+            _tell(self.job_name, self.job_id, True)
+
+        async def close(self) -> None:
+            try:
+                await super().close()
+            finally:
+                _tell(self.job_name, self.job_id, False)
+
+    class KitSLURMCluster(jobqueue.SLURMCluster):  # type: ignore[name-defined]
+        job_cls = KitSLURMJob
+
+        def close(self, timeout: float | None = None) -> Any:
+            try:
+                return super().close(timeout)
+            finally:
+                cancel_jobs(self.job_name)  # jobs adapt or a lost worker left, and those still ending
+                logs = _LOGS.pop(self, None)
+                if logs:
+                    shutil.rmtree(logs, ignore_errors=True)
+
+    _CLASSES.append(KitSLURMCluster)
+    return KitSLURMCluster
+
+
+def _tell(job_name: str, job_id: str | None, submitted: bool) -> None:
+    hook = JOB_HOOKS.get(job_name)
+    if hook is not None and job_id:
+        hook(str(job_id), submitted)
 
 
 def job_script(plan: SlurmPlan, scheduler_address: str = "tcp://SCHEDULER:8786") -> str:
@@ -103,11 +163,14 @@ def start_slurm(
     on_wait: Callable[[str], None] | None = None,
     job_name: str | None = None,
     log_directory: str | None = None,
+    scheduler_plugins: Callable[[SlurmPlan], list[Any]] | None = None,
 ) -> tuple[Any, SlurmPlan]:
     """Check, submit and wait: returns ``(SLURMCluster, plan)`` once ``plan.n_workers`` workers connected.
 
     Every check runs before the first ``sbatch``. On any failure (timeout, jobs that die, Ctrl-C) every job
-    submitted is cancelled and the scheduler closed before the error is raised.
+    submitted is cancelled and the scheduler closed before the error is raised. ``scheduler_plugins(plan)``,
+    called once the checks passed, gives the scheduler's plugins (the kit's registry plugin);
+    ``plan.reason`` says where the workers run.
     """
     if mode == "auto":
         if missing_commands():
@@ -115,12 +178,13 @@ def start_slurm(
         parts = partitions()
         chosen = parts.get(options.partition) if options.partition else next((p for p in parts.values() if p.default), None)
         mode = choose_mode(getattr(options, "device", "auto"), options.gpus_per_job, chosen.gpus if chosen else 0)
-    cupy_rmm = mode == "gpu" and importlib.util.find_spec("cupy") is not None and importlib.util.find_spec("rmm") is not None
+    rmm = importlib.util.find_spec("rmm") is not None  # the jobs run this Python (sys.executable)
+    cupy_rmm = mode == "gpu" and rmm and importlib.util.find_spec("cupy") is not None
     name = job_name or f"gdk-{secrets.token_hex(4)}"
     logs = log_directory or os.path.join(os.path.expanduser("~"), ".cache", "gpu-dask-kit", "slurm", name)
-    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs)
+    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs, rmm=rmm)
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
-    preflight(
+    part = preflight(
         options.partition,
         options.walltime,
         plan.workers_per_job if mode == "gpu" else 0,
@@ -130,7 +194,12 @@ def start_slurm(
         job_script(plan),
         plan.memory_option,
     )
-    cluster = _jobqueue().SLURMCluster(**plan.kwargs)
+    what = f"dask cuda worker, {plan.workers_per_job} GPU(s) per job" if plan.mode == "gpu" else "dask worker"
+    plan.reason = f"Its workers are SLURM jobs ({what}) on partition {part.name!r}, job name {plan.job_name}."
+    kwargs = dict(plan.kwargs)
+    if scheduler_plugins:
+        kwargs["scheduler_options"] = dict(kwargs["scheduler_options"], plugins=scheduler_plugins(plan))
+    cluster = cluster_class()(**kwargs)
     _LOGS[cluster] = logs
     try:
         cluster.scale(plan.n_workers)
@@ -159,10 +228,10 @@ def cancel_jobs(job_name: str, timeout: float = 60.0) -> None:
 def close_slurm(cluster: Any, timeout: float = 60.0, keep_logs: bool = False) -> None:
     """Close the scheduler, cancel every job of the session, wait until ``squeue`` no longer lists them;
     then remove the jobs' log folder (unless ``keep_logs``)."""
+    logs = _LOGS.get(cluster)
+    if keep_logs and logs and os.path.isdir(logs) and os.listdir(logs):
+        _LOGS.pop(cluster, None)  # the jobs wrote logs and the error names the folder: keep it
     try:
-        cluster.close(timeout=timeout)
+        cluster.close(timeout=timeout)  # cluster_class()'s close cancels by job name and removes the logs
     finally:
         cancel_jobs(cluster.job_name, timeout)
-    logs = _LOGS.pop(cluster, None)
-    if logs and not keep_logs:
-        shutil.rmtree(logs, ignore_errors=True)

@@ -25,21 +25,22 @@ def parse_slurm_time(text: str, parameter: str = "walltime") -> int:
 
     >>> parse_slurm_time("30"), parse_slurm_time("01:00:00"), parse_slurm_time("1-12"), parse_slurm_time("2-00:30")
     (1800, 3600, 129600, 174600)
-    >>> parse_slurm_time("1h")
+    >>> parse_slurm_time("1h")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gpu_dask_kit.errors.OptionError: walltime='1h' is not accepted: expected "MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS" (SLURM's time formats). Write one hour as "01:00:00".
+    gpu_dask_kit.errors.OptionError: walltime='1h' is not accepted: expected "MM", "MM:SS", ... (SLURM's time formats). Write one hour as "01:00:00".
     """
     match = _TIME.match(text.strip()) if isinstance(text, str) else None
     if not match:
         raise OptionError(parameter, text, WALLTIME_FORMS, 'write one hour as "01:00:00"')
     days, a, b, c = (int(g) if g is not None else None for g in match.groups())
+    first = int(a or 0)  # the regex always matches a first number
     if days is not None:  # D-HH[:MM[:SS]]
-        seconds = days * 86400 + a * 3600 + (b or 0) * 60 + (c or 0)
+        seconds = days * 86400 + first * 3600 + (b or 0) * 60 + (c or 0)
     elif c is not None:  # HH:MM:SS
-        seconds = a * 3600 + b * 60 + c
+        seconds = first * 3600 + (b or 0) * 60 + c
     else:  # MM or MM:SS
-        seconds = a * 60 + (b or 0)
+        seconds = first * 60 + (b or 0)
     if seconds <= 0:
         raise OptionError(parameter, text, WALLTIME_FORMS, "a walltime must be longer than zero")
     return seconds
@@ -198,7 +199,9 @@ def _hms(seconds: int) -> str:
 
 _ADVICE = {
     "None": "SLURM's scheduler has not looked at the jobs yet: wait longer (start_timeout)",
-    "Resources": "the nodes are busy or too small for the request now: ask for less (job_cores, job_memory, gpus_per_job), another partition, or a longer start_timeout",
+    "Resources": (
+        "the nodes are busy or too small for the request now: ask for less (job_cores, job_memory, gpus_per_job), another partition, or a longer start_timeout"
+    ),
     "Priority": "other jobs are ahead in the queue: wait longer (start_timeout) or use a less busy partition",
     "PartitionTimeLimit": "walltime is over the partition's limit: lower walltime",
     "PartitionNodeLimit": "the request is larger than the partition allows: ask for less per job",

@@ -33,6 +33,9 @@ class SlurmPlan:
     job_name: str
     notes: list[str] = field(default_factory=list)
     memory_option: tuple[str, Any] = ("job_memory", None)  # the option the job's memory came from (for errors)
+    reason: str = ""  # where the workers run, one sentence (set once the partition is known)
+    array_backend: str = "numpy"  # dask's backends in the notebook (set by the session)
+    dataframe_backend: str = "pandas"
 
     @property
     def job_memory_mib(self) -> int:
@@ -48,10 +51,20 @@ def _size_arg(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(int(value))
 
 
-def _gpu_worker_args(options: Any, cupy_through_rmm: bool, notes: list[str]) -> list[str]:
+def _gpu_worker_args(options: Any, cupy_through_rmm: bool, rmm: bool, notes: list[str]) -> list[str]:
     args = ["--device-memory-limit", "0" if options.device_memory_limit is None else _size_arg(options.device_memory_limit)]
     pool = options.rmm_pool_size
-    use_async = options.rmm_async if options.rmm_async is not None else pool is None  # None = "auto"
+    use_async = options.rmm_async if options.rmm_async is not None else pool is None and rmm  # None = "auto"
+    if not rmm:
+        wanted = [n for n in ("rmm_pool_size", "rmm_async", "rmm_managed_memory") if getattr(options, n)]
+        if wanted:
+            raise OptionError(
+                wanted[0],
+                getattr(options, wanted[0]),
+                "an RMM setting only when RMM is installed (the worker jobs run this Python)",
+                "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]), or drop the RMM option",
+            )
+        notes.append("RMM is not installed: the GPU workers use CUDA's default allocator (install gpu-dask-kit[gpu-cu12] for RMM).")
     if pool is not None:
         args += ["--rmm-pool-size", _size_arg(pool if isinstance(pool, float) else pool // 256 * 256)]
         if options.rmm_maximum_pool_size is not None:
@@ -103,12 +116,20 @@ def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> i
 
 
 def make_slurm_plan(
-    options: Any, mode: str, *, job_name: str | None = None, cupy_through_rmm: bool = False, python: str | None = None, log_directory: str | None = None
+    options: Any,
+    mode: str,
+    *,
+    job_name: str | None = None,
+    cupy_through_rmm: bool = False,
+    python: str | None = None,
+    log_directory: str | None = None,
+    rmm: bool = True,
 ) -> SlurmPlan:
     """SLURMCluster keywords for ``options`` (a ``ClusterOptions``) in ``mode`` "gpu" or "cpu". Pure.
 
     GPU: ``gpus_per_job`` GPUs per job (default 1), one ``dask cuda worker`` per GPU. CPU: one
-    ``dask worker`` per job. ``n_workers`` counts workers (default: one job's worth).
+    ``dask worker`` per job. ``n_workers`` counts workers (default: one job's worth). ``rmm``: RMM is
+    installed in the jobs' Python (else the RMM options are refused and "auto" means no RMM).
     """
     notes: list[str] = []
     threads = options.threads_per_worker or (1 if mode == "gpu" else (options.job_cores or 1))
@@ -152,11 +173,12 @@ def make_slurm_plan(
         kwargs["scheduler_options"]["host"] = options.host
     if options.job_cores is not None:
         kwargs["job_cpu"] = options.job_cores
-    if options.job_memory is not None:
-        kwargs["job_mem"] = f"{math.ceil(job_memory_bytes(options.job_memory) / 2**20)}M"
+    job_memory = job_memory_bytes(options.job_memory)
+    if job_memory is not None:
+        kwargs["job_mem"] = f"{math.ceil(job_memory / 2**20)}M"
     if mode == "gpu":
         kwargs["worker_command"] = "dask cuda worker"
-        worker_args += _gpu_worker_args(options, cupy_through_rmm, notes)
+        worker_args += _gpu_worker_args(options, cupy_through_rmm, rmm, notes)
         extra.insert(0, f"--gres=gpu:{per_job}")
     kwargs["worker_extra_args"] = worker_args
     kwargs["job_extra_directives"] = extra

@@ -95,6 +95,10 @@ export interface ISessionModel {
   /** Identities of the recorded worker processes. */
   processes: { pid: number; create_time: number; [key: string]: unknown }[];
   host: string;
+  /** deploy="slurm": the name every worker job of the session carries; null for a local session. */
+  slurm_job_name: string | null;
+  /** The session's SLURM jobs submitted and not yet cancelled (empty for a local session). */
+  slurm_job_ids: string[];
   /** Dashboard path relative to the server's base URL (through jupyter-server-proxy), or null. */
   dashboard_path: string | null;
   /** True when this Jupyter server process owns the cluster (dask-labextension's "+ NEW"). */

@@ -144,7 +144,9 @@ function sessionButtons(session: ISessionModel, actions: ISessionActions): HTMLE
   stop.title =
     session.kind === 'connect'
       ? "Forget this connection (the scheduler is not the kit's to stop)"
-      : 'Stop this cluster and its workers';
+      : session.slurm_job_name
+        ? 'Stop this cluster and cancel its SLURM jobs'
+        : 'Stop this cluster and its workers';
   stop.onclick = () => actions.shutdown(session);
   buttons.appendChild(stop);
   return buttons;
@@ -176,6 +178,12 @@ function sessionRow(
   row.appendChild(
     el('div', 'gdk-muted gdk-session-address', `${address} · pid ${session.owner_pid} · ${short}`)
   );
+  if (session.slurm_job_name) {
+    const ids = session.slurm_job_ids.length ? session.slurm_job_ids.join(', ') : 'none';
+    row.appendChild(
+      el('div', 'gdk-muted gdk-slurm-jobs', `SLURM jobs (${session.slurm_job_name}): ${ids}`)
+    );
+  }
   if (session.memory) {
     row.appendChild(memoryLines(session.memory, `Session ${short}`, thresholds));
   }

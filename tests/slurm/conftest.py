@@ -3,11 +3,11 @@ and it is not up yet (and stopped at the end only then); otherwise the tests are
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import time
-import types
 from pathlib import Path
 
 import psutil
@@ -17,29 +17,13 @@ from gpu_dask_kit.options import ClusterOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The options deploy/slurm.py reads beyond today's ClusterOptions (added by the options refactor), at their defaults.
-SLURM_DEFAULTS = dict(
-    deploy="slurm",
-    partition=None,
-    account=None,
-    walltime="00:10:00",
-    job_cores=None,
-    job_memory=None,
-    gpus_per_job=None,
-    job_extra_directives=[],
-    interface=None,
-    start_timeout=120.0,
-    rmm_async=None,
-)
+#: Small jobs for this 2-core machine; every test adds what it is about.
+SMALL = dict(job_memory="300MiB", walltime="00:15:00")
 
 
-def slurm_options(**changes):
-    """A checked ClusterOptions (existing knobs) plus the SLURM knobs, as one attribute object."""
-    known = {k: v for k, v in changes.items() if k not in SLURM_DEFAULTS}
-    values = ClusterOptions.from_config(**{"device": "cpu", **known}).to_dict()
-    values.update(SLURM_DEFAULTS)
-    values.update({k: v for k, v in changes.items() if k in SLURM_DEFAULTS})
-    return types.SimpleNamespace(**values)
+def slurm_options(**changes) -> ClusterOptions:
+    """Checked options of a SLURM session (CPU jobs unless ``device`` says otherwise), as start_cluster builds them."""
+    return ClusterOptions.from_config(**{"deploy": "slurm", "device": "cpu", "walltime": "00:10:00", **changes})
 
 
 def _sinfo_up() -> str | None:
@@ -92,6 +76,15 @@ def job_processes(job_name: str) -> list[psutil.Process]:
         except psutil.Error:
             continue
     return found
+
+
+def owner_says(owner) -> dict | None:
+    """The JSON line an owner process prints once its session runs (lines before it, such as the kit's
+    "Waiting for SLURM: ... pending (Priority)", are what a notebook would show)."""
+    for line in owner.stdout:
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.5):

@@ -9,6 +9,7 @@ import pytest
 from gpu_dask_kit.deploy.slurm import job_script, make_slurm_plan
 from gpu_dask_kit.deploy.slurm_checks import gpus_in_gres, parse_slurm_time
 from gpu_dask_kit.errors import OptionError
+from gpu_dask_kit.options import ClusterOptions
 
 from .conftest import slurm_options
 
@@ -120,3 +121,27 @@ def test_doctests(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_instructor_defaults_come_from_the_dask_config_and_arguments_win():
+    import dask.config
+
+    workshop = {"gpu-dask-kit.deploy": "slurm", "gpu-dask-kit.partition": "gpu", "gpu-dask-kit.account": "proj1", "gpu-dask-kit.walltime": "02:00:00"}
+    with dask.config.set(workshop):
+        opts = ClusterOptions.from_config(device="gpu")
+        plan = make_slurm_plan(opts, "gpu", job_name="gdk-test", rmm=False)
+        mine = make_slurm_plan(ClusterOptions.from_config(walltime="00:30:00"), "gpu", job_name="gdk-test", rmm=False)
+    assert opts.deploy == "slurm"
+    assert (plan.kwargs["queue"], plan.kwargs["account"], plan.kwargs["walltime"]) == ("gpu", "proj1", "02:00:00")
+    assert mine.kwargs["walltime"] == "00:30:00" and mine.kwargs["queue"] == "gpu"
+    assert "--rmm-async" not in plan.kwargs["worker_extra_args"]  # RMM not installed: "auto" means no RMM
+
+
+def test_deploy_slurm_flags_of_a_script():
+    import argparse
+
+    from gpu_dask_kit.scripts import add_cluster_args, options_from_args
+
+    args = add_cluster_args(argparse.ArgumentParser()).parse_args(["--deploy", "slurm", "--partition", "debug", "--job-extra-directives=--qos=high"])
+    opts = ClusterOptions.from_config(**options_from_args(args))
+    assert (opts.deploy, opts.partition, opts.job_extra_directives) == ("slurm", "debug", ("--qos=high",))

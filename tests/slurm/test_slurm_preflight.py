@@ -1,12 +1,15 @@
-"""Bad SLURM options fail before any sbatch: a clear OptionError naming the option, nothing in squeue,
-no scheduler left running."""
+"""Bad SLURM options fail before any sbatch, through ``kit.start_cluster(deploy="slurm")``: a clear
+OptionError naming the option, nothing in squeue, no scheduler or registry record left."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import pytest
 
+import gpu_dask_kit as kit
+from gpu_dask_kit import registry
 from gpu_dask_kit.deploy.slurm import start_slurm
 from gpu_dask_kit.errors import ClusterStartError, OptionError
 
@@ -26,26 +29,29 @@ BAD = [
     (dict(job_memory="64TiB"), "cpu", "job_memory", ["memory of one node"]),
     (dict(memory_limit="48GiB"), "cpu", "memory_limit", ["memory of one node"]),
     (dict(job_memory="100MiB", gpus_per_job=2), "gpu", "job_memory", ["MiB per worker"]),
-    (dict(job_memory="1KiB"), "cpu", "job_memory", ["MiB per worker"]),
-    (dict(job_memory=0.5), "cpu", "job_memory", ["size per job"]),
+    (dict(job_memory="1KiB"), "cpu", "job_memory", ["at least 1MiB"]),
+    (dict(job_memory=0.5), "cpu", "job_memory", ["with a unit"]),
+    (dict(rmm_pool_size="1GiB"), "gpu", "rmm_pool_size", ["RMM is installed", "gpu-dask-kit[gpu-cu12]"]),
 ]
 
 
 @pytest.mark.parametrize("changes, mode, parameter, words", BAD, ids=[f"{p}={c[p] if p in c else next(iter(c.values()))!r}" for c, _, p, _ in BAD])
 def test_bad_option_fails_before_sbatch(slurm_clean, changes, mode, parameter, words, tmp_path):
+    if parameter == "rmm_pool_size" and importlib.util.find_spec("rmm") is not None:
+        pytest.skip("RMM is installed here: rmm_pool_size is accepted")
     before = my_jobs()
     with pytest.raises(OptionError) as info:
-        start_slurm(slurm_options(n_workers=1, **changes), mode, log_directory=str(tmp_path / "logs"))
+        kit.start_cluster(**{"deploy": "slurm", "device": mode, "n_workers": 1, "walltime": "00:10:00", **changes})
     assert info.value.parameter == parameter
     for word in words:
         assert word in str(info.value), str(info.value)
     assert my_jobs() == before
-    assert not (tmp_path / "logs").exists()  # nothing created either
+    assert registry.list_sessions() == [] and kit.current_session() is None
 
 
 def test_directives_slurm_refuses_fail_before_sbatch(slurm_clean, tmp_path):
     before = my_jobs()
-    with pytest.raises(ClusterStartError, match="SLURM refuses the worker job .*Nothing was submitted"):
+    with pytest.raises(ClusterStartError, match=r"SLURM refuses the worker job .*Nothing was submitted"):
         start_slurm(slurm_options(job_memory="300MiB", job_extra_directives=["--constraint=no-such-feature"]), "cpu", log_directory=str(tmp_path / "logs"))
     assert my_jobs() == before
     assert not (tmp_path / "logs").exists()  # nothing created either

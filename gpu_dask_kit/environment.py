@@ -11,6 +11,7 @@ cuML) are looked up by their installed metadata, not imported, for the same reas
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import importlib.metadata
@@ -27,7 +28,7 @@ import psutil
 
 from . import config as _config
 
-__all__ = ["Reason", "GPUInfo", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
+__all__ = ["Reason", "GPUInfo", "find_gpu", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
 
 
 class Reason(str, enum.Enum):
@@ -45,11 +46,18 @@ class Reason(str, enum.Enum):
 
 @dataclass(frozen=True)
 class GPUInfo:
+    """One GPU as NVML sees it. Memory is None on unified-memory systems (NVML: "not supported")."""
+
     index: int
     name: str
     uuid: str
-    memory_total: int
-    memory_free: int
+    memory_total: int | None
+    memory_free: int | None
+
+    @property
+    def unified_memory(self) -> bool:
+        """True where the GPU has no dedicated memory of its own (e.g. Grace Hopper): NVML reports none."""
+        return self.memory_total is None
 
 
 @dataclass(frozen=True)
@@ -75,10 +83,33 @@ class EnvironmentReport:
     platform: str = field(default_factory=platform.platform)
     cpu_count: int = field(default_factory=lambda: os.cpu_count() or 1)
     host_memory_total: int = field(default_factory=lambda: int(psutil.virtual_memory().total))
+    #: This process's CUDA_VISIBLE_DEVICES entries (indices or UUIDs); None when it is not set.
+    visible_devices: tuple[str, ...] | None = None
 
     @property
     def has_gpu(self) -> bool:
         return bool(self.gpus)
+
+    @property
+    def visible_gpus(self) -> tuple[tuple[str, GPUInfo], ...]:
+        """``(entry, gpu)`` for each GPU this process may use: all of them, or those its
+        CUDA_VISIBLE_DEVICES names (by index or UUID, in its order; as CUDA does, the list ends at the
+        first entry that names no GPU here)."""
+        if self.visible_devices is None:
+            return tuple((str(g.index), g) for g in self.gpus)
+        chosen: list[tuple[str, GPUInfo]] = []
+        for entry in self.visible_devices:
+            match = find_gpu(self.gpus, entry)
+            if match is None or any(g is match for _, g in chosen):
+                break
+            chosen.append((entry, match))
+        return tuple(chosen)
+
+    def visible_text(self) -> str | None:
+        """ "CUDA_VISIBLE_DEVICES=2 in this process: 1 of 4 GPUs", or None when it is not set."""
+        if self.visible_devices is None:
+            return None
+        return f"CUDA_VISIBLE_DEVICES={','.join(self.visible_devices)} in this process: {len(self.visible_gpus)} of {len(self.gpus)} GPUs"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON model served at ``GET /gpu-dask-kit/api/environment``."""
@@ -99,6 +130,20 @@ class GPUSample:
 
     def to_dict(self) -> dict[str, Any]:
         return {"gpus": [dict(g) for g in self.gpus], "reason": self.reason, "time": self.time}
+
+
+def find_gpu(gpus: tuple[GPUInfo, ...] | list[GPUInfo], entry: str) -> GPUInfo | None:
+    """The GPU a CUDA_VISIBLE_DEVICES entry names: an NVML index or a UUID (``GPU-...``, or a prefix of
+    one as CUDA accepts); None when it names none here."""
+    entry = entry.strip()
+    for gpu in gpus:
+        if (entry.isdigit() and gpu.index == int(entry)) or gpu.uuid == entry:
+            return gpu
+    if entry.startswith("GPU-") and len(entry) > 4:
+        prefixed = [g for g in gpus if g.uuid.startswith(entry)]
+        if len(prefixed) == 1:
+            return prefixed[0]
+    return None
 
 
 # --- NVML -------------------------------------------------------------------------------------------
@@ -150,12 +195,24 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _memory_info(nvml, handle) -> Any:
+    """NVML's memory info of one GPU, or None where NVML says "not supported": unified-memory systems
+    have no dedicated device memory (dask-cuda 26.10 treats them the same way, ``utils.py:215-234``)."""
+    try:
+        return nvml.nvmlDeviceGetMemoryInfo(handle)
+    except Exception as exc:
+        if type(exc).__name__ == "NVMLError_NotSupported":
+            return None
+        raise
+
+
 def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     gpus = []
     for index in range(nvml.nvmlDeviceGetCount()):
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-        mem = nvml.nvmlDeviceGetMemoryInfo(handle)
-        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), int(mem.total), int(mem.free)))
+        mem = _memory_info(nvml, handle)
+        total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
+        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free))
     driver = _text(nvml.nvmlSystemGetDriverVersion())
     try:
         cuda = int(nvml.nvmlSystemGetCudaDriverVersion_v2())
@@ -258,8 +315,20 @@ def detect(device: str | None = None) -> EnvironmentReport:
             failure = (Reason.NVML_ERROR, f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).")
     libraries = {name: _library(name) for name in _LIBRARIES if name != "dask_cuda"}
     libraries["dask_cuda"] = _dask_cuda() if gpus else _library("dask_cuda")
-    mode, reason, text = choose_mode(requested, gpus, libraries, failure)
-    return EnvironmentReport(mode, reason, text, tuple(gpus), driver, cuda, dict(sorted(libraries.items())))
+    raw = os.environ.get("CUDA_VISIBLE_DEVICES")
+    visible = None if raw is None else tuple(e.strip() for e in raw.split(",") if e.strip())
+    report = EnvironmentReport("cpu", Reason.OK, "", tuple(gpus), driver, cuda, dict(sorted(libraries.items())), visible_devices=visible)
+    usable = [g for _, g in report.visible_gpus]
+    mode, reason, text = choose_mode(requested, usable, libraries, failure)
+    if visible is not None and gpus and failure is None and requested != "cpu":
+        if not usable:
+            mode, reason = "cpu", Reason.NO_DEVICES
+            text = f"CPU mode: CUDA_VISIBLE_DEVICES={raw!r} in this process names none of the {len(gpus)} GPU(s) here."
+        else:
+            text = text.rstrip(".") + f" ({report.visible_text()})."
+    if mode == "gpu" and any(g.unified_memory for g in usable):
+        text = text.rstrip(".") + "; unified memory (no dedicated device memory): dask-cuda does not spill device memory there."
+    return dataclasses.replace(report, mode=mode, reason=reason, reason_text=text)
 
 
 def sample_gpus() -> GPUSample:
@@ -272,7 +341,7 @@ def sample_gpus() -> GPUSample:
     try:
         for index in range(nvml.nvmlDeviceGetCount()):
             handle = nvml.nvmlDeviceGetHandleByIndex(index)
-            mem = nvml.nvmlDeviceGetMemoryInfo(handle)
+            mem = _memory_info(nvml, handle)
             try:
                 util = int(nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
             except Exception:
@@ -282,8 +351,8 @@ def sample_gpus() -> GPUSample:
                     "index": index,
                     "name": _text(nvml.nvmlDeviceGetName(handle)),
                     "uuid": _text(nvml.nvmlDeviceGetUUID(handle)),
-                    "memory_total": int(mem.total),
-                    "memory_used": int(mem.used),
+                    "memory_total": int(mem.total) if mem is not None else None,
+                    "memory_used": int(mem.used) if mem is not None else None,
                     "utilization": util,
                 }
             )

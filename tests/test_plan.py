@@ -33,10 +33,13 @@ def test_gpu_plan_is_seed_setup_done_right():
     assert kw["CUDA_VISIBLE_DEVICES"] == "0,1"
     assert kw["rmm_pool_size"] == 4 * GiB and kw["device_memory_limit"] == 8 * GiB
     assert kw["rmm_allocator_external_lib_list"] == ["cupy"]
-    assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw
+    assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw  # a pool: never async too
     assert kw["host"] == "127.0.0.1" and kw["dashboard_address"] == "127.0.0.1:0"
     assert p.client_cupy_rmm and p.array_backend == "cupy" and p.dataframe_backend == "cudf"
     assert any("RMM pool of 4.00 GiB" in n for n in p.notes)
+    # rmm_async=None (auto, the default): RMM's async allocator when no pool is asked (issue 11 f)
+    auto = plan(report(n_gpus=2)).kwargs
+    assert auto["rmm_async"] is True and "rmm_pool_size" not in auto
 
 
 def test_fractions_resolve_against_the_smallest_selected_gpu_and_align():

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -86,6 +87,7 @@ def random_array(shape: tuple[int, ...], chunks: Any = "auto", seed: int = 12, d
 _told_no_cuml = False
 
 
+@functools.cache
 def _host_fitting_model(base: type) -> type:
     """A scikit-learn estimator class whose fit/predict/score take host copies of cuDF/CuPy inputs."""
 

@@ -91,7 +91,7 @@ _told_no_cuml = False
 def _host_fitting_model(base: type) -> type:
     """A scikit-learn estimator class whose fit/predict/score take host copies of cuDF/CuPy inputs."""
 
-    class HostLinearRegression(base):  # type: ignore[misc, valid-type]
+    class HostLinearRegression(base):
         def fit(self, X: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
             return super().fit(to_host(X), to_host(y), *args, **kwargs)
 

@@ -28,9 +28,12 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         if report.gpus:
             print("GPUs:")
             for g in report.gpus:
-                print(f"  [{g.index}] {g.name}  {format_bytes(g.memory_free)} free of {format_bytes(g.memory_total)}  {g.uuid}")
+                memory = "unified memory" if g.unified_memory else f"{format_bytes(g.memory_free or 0)} free of {format_bytes(g.memory_total or 0)}"
+                print(f"  [{g.index}] {g.name}  {memory}  {g.uuid}")
         else:
             print("GPUs: none")
+        if report.visible_devices is not None:
+            print(f"CUDA_VISIBLE_DEVICES: {','.join(report.visible_devices)} ({len(report.visible_gpus)} of {len(report.gpus)} GPUs visible)")
         print("Libraries:")
         for name, lib in report.libraries.items():
             state = lib.version or "installed" if lib.installed else "not installed"

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -55,29 +56,72 @@ xp = _Lazy(array_module)
 xdf = _Lazy(dataframe_module)
 
 
+def _cupy_random_block(seeds: Any, dtype: str, block_id: tuple[int, ...] = (), block_info: Any = None) -> Any:
+    """Runs on a worker: one block of uniform random numbers from CuPy's generator for that block."""
+    import cupy
+
+    shape = block_info[None]["chunk-shape"]
+    return cupy.random.default_rng(int(seeds[block_id])).random(shape, dtype=dtype)
+
+
 def random_array(shape: tuple[int, ...], chunks: Any = "auto", seed: int = 12, dtype: str = "float64"):
     """A uniform random Dask array in [0, 1) on the session's backend (CuPy or NumPy chunks).
 
-    The same seed gives the same numbers on the same backend.
+    The same seed gives the same numbers on the same backend. On GPU the CuPy generators are built on
+    the workers, one per block, so this notebook process makes no CUDA call (no context on GPU 0 next
+    to the workers'); the array's ``meta`` is a NumPy stand-in, while its blocks are CuPy arrays.
     """
     import dask.array as da
+    import numpy as np
 
-    with dask.config.set({"array.backend": "cupy" if backend() == "gpu" else "numpy"}):
-        rng = da.random.default_rng(seed)
-        return rng.random(shape, chunks=chunks, dtype=dtype)
+    if backend() != "gpu":
+        with dask.config.set({"array.backend": "numpy"}):
+            return da.random.default_rng(seed).random(shape, chunks=chunks, dtype=dtype)
+    chunks = da.core.normalize_chunks(chunks, shape, dtype=np.dtype(dtype))
+    numblocks = tuple(len(c) for c in chunks)
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=numblocks, dtype=np.int64)
+    meta = np.empty((0,) * len(shape), dtype=dtype)
+    return da.map_blocks(_cupy_random_block, seeds, dtype, chunks=chunks, dtype=dtype, meta=meta, token="random_cupy")
+
+
+_told_no_cuml = False
+
+
+@functools.cache
+def _host_fitting_model(base: type) -> type:
+    """A scikit-learn estimator class whose fit/predict/score take host copies of cuDF/CuPy inputs."""
+
+    class HostLinearRegression(base):
+        def fit(self, X: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+            return super().fit(to_host(X), to_host(y), *args, **kwargs)
+
+        def predict(self, X: Any) -> Any:
+            return super().predict(to_host(X))
+
+        def score(self, X: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+            return super().score(to_host(X), to_host(y), *args, **kwargs)
+
+    HostLinearRegression.__module__ = "sklearn.linear_model"
+    return HostLinearRegression
 
 
 def LinearRegression(**kwargs: Any):
-    """cuml.linear_model.LinearRegression on GPU (when cuML is installed), scikit-learn's on CPU."""
+    """cuml.linear_model.LinearRegression on GPU (when cuML is installed), scikit-learn's on CPU.
+
+    On a GPU without cuML, scikit-learn's model fits on host copies of cuDF/CuPy inputs (said once)."""
+    global _told_no_cuml
+    from sklearn.linear_model import LinearRegression as CPULinearRegression
+
     if backend() == "gpu":
         try:
             from cuml.linear_model import LinearRegression as GPULinearRegression
         except ImportError:
-            pass
+            if not _told_no_cuml:
+                _told_no_cuml = True
+                print("cuML is not installed: scikit-learn fits on host copies of the data; install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]) for cuML.")
+            return _host_fitting_model(CPULinearRegression)(**kwargs)
         else:
             return GPULinearRegression(**kwargs)
-    from sklearn.linear_model import LinearRegression as CPULinearRegression
-
     return CPULinearRegression(**kwargs)
 
 

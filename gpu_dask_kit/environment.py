@@ -11,95 +11,21 @@ cuML) are looked up by their installed metadata, not imported, for the same reas
 
 from __future__ import annotations
 
-import enum
+import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
 import os
-import platform
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import dask.config
-import psutil
 
 from . import config as _config
+from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, find_gpu
 
-__all__ = ["Reason", "GPUInfo", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
-
-
-class Reason(str, enum.Enum):
-    """Why ``device="auto"`` chose what it chose."""
-
-    OK = "ok"
-    DISABLED = "disabled"
-    NO_NVML = "no_nvml"
-    NO_DRIVER = "no_driver"
-    NO_DEVICES = "no_devices"
-    NVML_ERROR = "nvml_error"
-    NO_DASK_CUDA = "no_dask_cuda"
-    NO_CUPY = "no_cupy"
-
-
-@dataclass(frozen=True)
-class GPUInfo:
-    index: int
-    name: str
-    uuid: str
-    memory_total: int
-    memory_free: int
-
-
-@dataclass(frozen=True)
-class LibraryInfo:
-    installed: bool
-    version: str | None
-    importable: bool | None = None  # None: not tried (importing would touch the GPU)
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class EnvironmentReport:
-    """What this machine offers, what ``device="auto"`` picks, and why in one sentence."""
-
-    mode: str
-    reason: Reason
-    reason_text: str
-    gpus: tuple[GPUInfo, ...]
-    driver_version: str | None
-    cuda_version: str | None
-    libraries: dict[str, LibraryInfo]
-    python: str = field(default_factory=platform.python_version)
-    platform: str = field(default_factory=platform.platform)
-    cpu_count: int = field(default_factory=lambda: os.cpu_count() or 1)
-    host_memory_total: int = field(default_factory=lambda: int(psutil.virtual_memory().total))
-
-    @property
-    def has_gpu(self) -> bool:
-        return bool(self.gpus)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON model served at ``GET /gpu-dask-kit/api/environment``."""
-        data = asdict(self)
-        data["reason"] = self.reason.value
-        data["gpus"] = [asdict(g) for g in self.gpus]
-        data["libraries"] = {k: asdict(v) for k, v in self.libraries.items()}
-        return data
-
-
-@dataclass(frozen=True)
-class GPUSample:
-    """Live use of each GPU (``GET /gpu-dask-kit/api/gpus``); empty with a reason when there is none."""
-
-    gpus: tuple[dict, ...]
-    reason: str | None
-    time: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"gpus": [dict(g) for g in self.gpus], "reason": self.reason, "time": self.time}
-
+__all__ = ["Reason", "GPUInfo", "find_gpu", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
 
 # --- NVML -------------------------------------------------------------------------------------------
 
@@ -150,12 +76,24 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _memory_info(nvml, handle) -> Any:
+    """NVML's memory info of one GPU, or None where NVML says "not supported": unified-memory systems
+    have no dedicated device memory (dask-cuda 26.10 treats them the same way, ``utils.py:215-234``)."""
+    try:
+        return nvml.nvmlDeviceGetMemoryInfo(handle)
+    except Exception as exc:
+        if type(exc).__name__ == "NVMLError_NotSupported":
+            return None
+        raise
+
+
 def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     gpus = []
     for index in range(nvml.nvmlDeviceGetCount()):
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-        mem = nvml.nvmlDeviceGetMemoryInfo(handle)
-        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), int(mem.total), int(mem.free)))
+        mem = _memory_info(nvml, handle)
+        total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
+        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free))
     driver = _text(nvml.nvmlSystemGetDriverVersion())
     try:
         cuda = int(nvml.nvmlSystemGetCudaDriverVersion_v2())
@@ -258,8 +196,20 @@ def detect(device: str | None = None) -> EnvironmentReport:
             failure = (Reason.NVML_ERROR, f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).")
     libraries = {name: _library(name) for name in _LIBRARIES if name != "dask_cuda"}
     libraries["dask_cuda"] = _dask_cuda() if gpus else _library("dask_cuda")
-    mode, reason, text = choose_mode(requested, gpus, libraries, failure)
-    return EnvironmentReport(mode, reason, text, tuple(gpus), driver, cuda, dict(sorted(libraries.items())))
+    raw = os.environ.get("CUDA_VISIBLE_DEVICES")
+    visible = None if raw is None else tuple(e.strip() for e in raw.split(",") if e.strip())
+    report = EnvironmentReport("cpu", Reason.OK, "", tuple(gpus), driver, cuda, dict(sorted(libraries.items())), visible_devices=visible)
+    usable = [g for _, g in report.visible_gpus]
+    mode, reason, text = choose_mode(requested, usable, libraries, failure)
+    if visible is not None and gpus and failure is None and requested != "cpu":
+        if not usable:
+            mode, reason = "cpu", Reason.NO_DEVICES
+            text = f"CPU mode: CUDA_VISIBLE_DEVICES={raw!r} in this process names none of the {len(gpus)} GPU(s) here."
+        else:
+            text = text.rstrip(".") + f" ({report.visible_text()})."
+    if mode == "gpu" and any(g.unified_memory for g in usable):
+        text = text.rstrip(".") + "; unified memory (no dedicated device memory): dask-cuda does not spill device memory there."
+    return dataclasses.replace(report, mode=mode, reason=reason, reason_text=text)
 
 
 def sample_gpus() -> GPUSample:
@@ -272,7 +222,7 @@ def sample_gpus() -> GPUSample:
     try:
         for index in range(nvml.nvmlDeviceGetCount()):
             handle = nvml.nvmlDeviceGetHandleByIndex(index)
-            mem = nvml.nvmlDeviceGetMemoryInfo(handle)
+            mem = _memory_info(nvml, handle)
             try:
                 util = int(nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
             except Exception:
@@ -282,8 +232,8 @@ def sample_gpus() -> GPUSample:
                     "index": index,
                     "name": _text(nvml.nvmlDeviceGetName(handle)),
                     "uuid": _text(nvml.nvmlDeviceGetUUID(handle)),
-                    "memory_total": int(mem.total),
-                    "memory_used": int(mem.used),
+                    "memory_total": int(mem.total) if mem is not None else None,
+                    "memory_used": int(mem.used) if mem is not None else None,
                     "utilization": util,
                 }
             )

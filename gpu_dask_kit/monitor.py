@@ -93,14 +93,19 @@ def worker_memory(dask_worker: Any = None) -> dict[str, Any]:
     return device_metrics(dask_worker)
 
 
-def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: int | None) -> WorkerMemory:
+def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: int | None, backend: str = "gpu") -> WorkerMemory:
     from .plugins import METRIC_NAME
 
     metrics = info.get("metrics") or {}
     kit = {**extra, **(metrics.get(METRIC_NAME) or {})}
     spilled = metrics.get("spilled_bytes") or {}
-    gpu_now, gpu_info = metrics.get("gpu") or {}, info.get("gpu") or {}
-    gpu = bool(gpu_now or gpu_info or kit.get("device_index") is not None)
+    # distributed's NVML metrics: every worker whose NVML initialised sends them, whatever its data store.
+    used, total = metrics.get("gpu_memory_used"), metrics.get("gpu-memory-total")
+    gpu = kit.get("device_index") is not None or (backend == "gpu" and used is not None)
+    rmm_total = (metrics.get("rmm") or {}).get("rmm-total")  # distributed's RMM diagnostics (walks the adaptors)
+    pool = kit.get("rmm_pool_size") if kit.get("rmm_pool_size") is not None else (rmm_total or None)
+    host_spill = kit.get("spilled_to_host")
+    limit = device_memory_limit if device_memory_limit is not None else kit.get("device_memory_limit")
     return WorkerMemory(
         name=str(info.get("name", address)),
         address=address,
@@ -108,12 +113,12 @@ def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_me
         host_memory_used=int(metrics.get("memory") or 0),
         host_memory_limit=int(info.get("memory_limit") or 0) or None,
         spilled_to_disk=int(spilled.get("disk") or 0),
-        spilled_to_host=int(spilled.get("memory") or 0) if gpu else None,
-        device_memory_used=int(gpu_now["memory-used"]) if gpu and gpu_now.get("memory-used") is not None else None,
-        device_memory_limit=device_memory_limit if gpu else None,
-        device_memory_total=int(gpu_info["memory-total"]) if gpu_info.get("memory-total") else None,
+        spilled_to_host=(int(host_spill) if host_spill is not None else int(spilled.get("memory") or 0)) if gpu else None,
+        device_memory_used=int(used) if gpu and used is not None else None,
+        device_memory_limit=int(limit) if gpu and limit else None,
+        device_memory_total=int(total) if gpu and total and total > 0 else None,
         device_index=kit.get("device_index"),
-        rmm_pool_size=kit.get("rmm_pool_size"),
+        rmm_pool_size=pool,
         managed_bytes=int(metrics.get("managed_bytes") or 0),
     )
 
@@ -144,7 +149,7 @@ def snapshot(client: Any, backend: str = "cpu", device_memory_limit: int | None 
             extra = client.run(worker_memory, workers=lacking)
         except Exception:
             extra = {}
-    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit) for a, w in workers.items()), key=lambda w: w.name))
+    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit, backend) for a, w in workers.items()), key=lambda w: w.name))
     return ClusterMemory(backend=backend, time=time.time(), workers=result)
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .environment import EnvironmentReport, GPUInfo
+from .environment import EnvironmentReport
 from .errors import OptionError
-from .memory import align_pool_size, describe_size, format_bytes, resolve_size
+from .gpu_plan import gpu_kwargs
+from .memory import format_bytes, resolve_size
 from .options import OPTION_DOCS, ClusterOptions
 
 __all__ = ["ClusterPlan", "make_plan"]
@@ -42,93 +43,6 @@ class ClusterPlan:
     def backend(self) -> str:
         """The older name of :attr:`mode` ("gpu" | "cpu")."""
         return self.mode
-
-
-def _selected_gpus(options: ClusterOptions, report: EnvironmentReport) -> list[GPUInfo]:
-    if options.CUDA_VISIBLE_DEVICES is None:
-        return list(report.gpus)
-    chosen = []
-    known = ", ".join(str(g.index) for g in report.gpus) or "none"
-    for item in options.CUDA_VISIBLE_DEVICES.split(","):
-        match = [g for g in report.gpus if (item.isdigit() and g.index == int(item)) or g.uuid == item]
-        if not match:
-            raise OptionError(
-                "CUDA_VISIBLE_DEVICES",
-                options.CUDA_VISIBLE_DEVICES,
-                f"GPU indices or UUIDs of this machine (indices: {known})",
-                "see `gpu-dask-kit doctor` for the GPUs here, or leave CUDA_VISIBLE_DEVICES unset to use all",
-            )
-        chosen.append(match[0])
-    return chosen
-
-
-def _device_bytes(name: str, value: Any, total: int, device: GPUInfo) -> int:
-    nbytes = resolve_size(value, total)
-    if nbytes > total:
-        raise OptionError(
-            name,
-            value,
-            f"at most the GPU's memory ({format_bytes(total)} on GPU {device.index}, {device.name}), or a fraction such as 0.8",
-            "lower it, or give a fraction of the GPU",
-        )
-    return nbytes
-
-
-def _gpu_kwargs(options: ClusterOptions, report: EnvironmentReport, plan_notes: list[str]) -> dict[str, Any]:
-    gpus = _selected_gpus(options, report)
-    smallest = min(gpus, key=lambda g: g.memory_total)
-    total = smallest.memory_total
-    libs = report.libraries
-    if options.n_workers is not None and options.n_workers > len(gpus):
-        raise OptionError(
-            "n_workers",
-            options.n_workers,
-            f"at most one worker per GPU ({len(gpus)} visible)",
-            "leave n_workers unset for one worker per GPU, or use device='cpu' for more CPU workers",
-        )
-    n_workers = options.n_workers or len(gpus)
-    kwargs: dict[str, Any] = {
-        "n_workers": n_workers,
-        "threads_per_worker": options.threads_per_worker or 1,
-        "CUDA_VISIBLE_DEVICES": ",".join(str(g.index) for g in gpus),
-        "rmm_async": options.rmm_async,
-        "rmm_managed_memory": options.rmm_managed_memory,
-        "enable_cudf_spill": options.enable_cudf_spill,
-    }
-    if options.device_memory_limit is None:
-        kwargs["device_memory_limit"] = 0
-        plan_notes.append("No device-to-host spilling (device_memory_limit='off').")
-    else:
-        limit = _device_bytes("device_memory_limit", options.device_memory_limit, total, smallest)
-        kwargs["device_memory_limit"] = limit
-        plan_notes.append(f"Each worker spills GPU data to host memory above {format_bytes(limit)} ({describe_size(options.device_memory_limit)}).")
-    wants_rmm = options.rmm_pool_size is not None or options.rmm_async or options.rmm_managed_memory
-    rmm = libs.get("rmm")
-    if wants_rmm and not (rmm and rmm.installed):
-        name = "rmm_pool_size" if options.rmm_pool_size is not None else ("rmm_async" if options.rmm_async else "rmm_managed_memory")
-        raise OptionError(
-            name, getattr(options, name), "an RMM setting only when RMM is installed", "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]), or drop the RMM option"
-        )
-    if options.rmm_pool_size is not None:
-        pool = align_pool_size(_device_bytes("rmm_pool_size", options.rmm_pool_size, total, smallest))
-        kwargs["rmm_pool_size"] = pool
-        note = f"Each worker allocates through an RMM pool of {format_bytes(pool)}"
-        if options.rmm_maximum_pool_size is not None:
-            maximum = align_pool_size(_device_bytes("rmm_maximum_pool_size", options.rmm_maximum_pool_size, total, smallest))
-            if maximum < pool:
-                raise OptionError("rmm_maximum_pool_size", options.rmm_maximum_pool_size, f"at least rmm_pool_size ({format_bytes(pool)})", "raise the maximum")
-            kwargs["rmm_maximum_pool_size"] = maximum
-            note += f", growing up to {format_bytes(maximum)}"
-        plan_notes.append(note + ".")
-    elif options.rmm_async:
-        plan_notes.append("Each worker allocates with RMM's asynchronous allocator (cudaMallocAsync).")
-    cupy = libs.get("cupy")
-    if rmm and rmm.installed and cupy and cupy.installed:
-        kwargs["rmm_allocator_external_lib_list"] = ["cupy"]
-        plan_notes.append("CuPy allocates through RMM on every worker and in this notebook.")
-    used = ", ".join(f"GPU {g.index} ({g.name}, {format_bytes(g.memory_total)})" for g in gpus[:n_workers])
-    plan_notes.append(f"{n_workers} worker(s), one per GPU: {used}.")
-    return kwargs
 
 
 #: A worker's memory_limit below this cannot even hold the worker process (a bare 1 means 1 byte).
@@ -186,7 +100,7 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
             "use protocol='tcp' (the default), or install distributed-ucxx for your CUDA version",
         )
     if mode == "gpu":
-        kwargs = _gpu_kwargs(options, report, notes)
+        kwargs = gpu_kwargs(options, report, notes)
     else:
         cores = report.cpu_count
         n_workers = options.n_workers or max(1, min(4, cores))

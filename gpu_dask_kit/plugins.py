@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -50,18 +51,68 @@ def worker_metrics(worker: Any) -> dict[str, Any]:
     return {"pid": os.getpid()}
 
 
-def device_metrics(worker: Any) -> dict[str, Any]:
-    """Runs in a GPU worker at every heartbeat: its PID, device index and RMM pool size (None when unknown)."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
-    pool = None
-    try:
-        import rmm
+def _pool_size(resource: Any) -> int | None:
+    """The RMM pool size behind ``resource``, walking the adaptors (cuDF's spilling, dask-cuda's
+    tracking/limiting) through ``upstream_mr`` as distributed's RMM diagnostics do."""
+    for _ in range(16):
+        if hasattr(resource, "pool_size"):
+            return int(resource.pool_size())
+        resource = getattr(resource, "upstream_mr", None)
+        if resource is None:
+            return None
+    return None
 
-        resource = rmm.mr.get_current_device_resource()
-        pool = int(resource.pool_size()) if hasattr(resource, "pool_size") else None
+
+def _device_index(visible: str) -> int | None:
+    """NVML index of a CUDA_VISIBLE_DEVICES entry (index or UUID)."""
+    if visible.isdigit():
+        return int(visible)
+    try:
+        import pynvml
+
+        return int(pynvml.nvmlDeviceGetIndex(pynvml.nvmlDeviceGetHandleByUUID(visible)))
+    except Exception:
+        return None
+
+
+def _spilled_to_host(worker: Any) -> int:
+    """Bytes that left the GPU for host memory: dask-cuda's device-serialized values (not host results
+    that never were on the GPU) plus cuDF's own spilled buffers."""
+    host = getattr(getattr(worker, "data", None), "host", None)
+    total = 0
+    try:
+        total = sum(v.__sizeof__() for v in list(host.values()) if type(v).__name__ == "DeviceSerialized") if host is not None else 0
     except Exception:
         pass
-    return {"pid": os.getpid(), "device_index": int(visible) if visible.isdigit() else None, "rmm_pool_size": pool}
+    if "cudf" in sys.modules:
+        try:
+            from cudf.core.buffer.spill_manager import get_global_manager
+
+            manager = get_global_manager()
+            total += sum(b.nbytes for b in manager.buffers() if b.is_spilled) if manager is not None else 0
+        except Exception:
+            pass
+    return total
+
+
+def device_metrics(worker: Any) -> dict[str, Any]:
+    """Runs in a GPU worker at every heartbeat: its PID, device index, RMM pool size, device spill limit
+    and bytes spilled to host (None when unknown)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    pool = None
+    if "rmm" in sys.modules:
+        try:
+            pool = _pool_size(sys.modules["rmm"].mr.get_current_device_resource())
+        except Exception:
+            pass
+    limit = getattr(getattr(getattr(worker, "data", None), "device_buffer", None), "n", None)
+    return {
+        "pid": os.getpid(),
+        "device_index": _device_index(visible) if visible else None,
+        "rmm_pool_size": pool,
+        "device_memory_limit": int(limit) if limit else None,
+        "spilled_to_host": _spilled_to_host(worker),
+    }
 
 
 class KitMetrics(WorkerPlugin):

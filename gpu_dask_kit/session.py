@@ -312,10 +312,9 @@ def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
     except BaseException:
         dask.config.set(previous)
         raise
-    mode = _connect.remote_mode(client)
+    mode, reason = _connect.remote_mode_reason(client)
     array, dataframe = _connect.remote_backends(mode)
     dask.config.set({"array.backend": array, "dataframe.backend": dataframe})
-    reason = f"{'GPU' if mode == 'gpu' else 'CPU'} workers reported by the scheduler at {client.scheduler.address}."
     session = ClusterSession(opts, None, None, client, mode, [], reason)
     session._previous_config = previous
     session.record = registry.register(

@@ -96,3 +96,18 @@ def test_gpu_without_libraries_falls_back_with_instruction(libs, reason):
     mode, got, text = choose_mode("auto", ["gpu0"], libs, None)
     assert (mode, got) == ("cpu", reason)
     assert "gpu-dask-kit[gpu-cu12]" in text
+
+
+@pytest.mark.parametrize(
+    "visible, expected, mode",
+    [("1", [1], "gpu"), ("GPU-00000001-fake", [1], "gpu"), ("1,0", [1, 0], "gpu"), ("0,7,1", [0], "gpu"), ("", [], "cpu"), ("7", [], "cpu")],
+)
+def test_process_cuda_visible_devices_limits_the_gpus(monkeypatch, visible, expected, mode):
+    """Issue 11 b: the process's CUDA_VISIBLE_DEVICES (index or UUID; CUDA stops at the first unknown entry)."""
+    install(monkeypatch, FakeNVML(gpus=2))
+    monkeypatch.setattr(backend, "_library", lambda m: LibraryInfo(True, "1.0"))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    report = detect("auto")
+    assert [g.index for _, g in report.visible_gpus] == expected
+    assert report.mode == mode and len(report.gpus) == 2
+    assert f"CUDA_VISIBLE_DEVICES={visible!r}" in report.reason_text if not expected else f"{len(expected)} of 2 GPUs" in report.reason_text

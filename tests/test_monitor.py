@@ -37,3 +37,24 @@ def test_fractions():
     w = WorkerMemory("0", "tcp://x", 1, host_memory_used=50, host_memory_limit=100, spilled_to_disk=0, device_memory_used=30, device_memory_total=120)
     assert w.host_fraction == 0.5 and w.device_fraction == 0.25
     assert ClusterMemory("gpu", 0.0, (w, w)).total("device_memory_used") == 60
+
+
+def _heartbeat(**metrics):
+    return {"name": "0", "memory_limit": 2**30, "metrics": {"memory": 100, "spilled_bytes": {"memory": 0, "disk": 0}, **metrics}}
+
+
+def test_gpu_worker_numbers_come_from_reported_metrics():
+    """Issue 11 c, from the scheduler's view only: distributed's NVML metrics for used/total, the kit's
+    heartbeat entry for the spill limit, device index and spilled_to_host, RMM diagnostics for the pool."""
+    from gpu_dask_kit.monitor import _worker
+    from gpu_dask_kit.plugins import METRIC_NAME
+
+    kit_entry = {"pid": 7, "device_index": 1, "rmm_pool_size": None, "device_memory_limit": 12 * 2**30, "spilled_to_host": 5}
+    info = _heartbeat(**{"gpu_memory_used": 3 * 2**30, "gpu-memory-total": 16 * 2**30, "rmm": {"rmm-total": 2**30}, METRIC_NAME: kit_entry})
+    w = _worker("tcp://w:1", info, {}, None, "gpu")
+    assert (w.device_memory_used, w.device_memory_total, w.device_memory_limit) == (3 * 2**30, 16 * 2**30, 12 * 2**30)
+    assert (w.device_index, w.spilled_to_host, w.rmm_pool_size, w.pid) == (1, 5, 2**30, 7)
+    assert _worker("tcp://w:1", info, {}, 2**30, "gpu").device_memory_limit == 2**30  # the session's own limit wins
+    # a plain worker on a GPU host in a CPU session: NVML metrics alone do not make GPU numbers
+    cpu = _worker("tcp://w:1", _heartbeat(gpu_memory_used=1, **{"gpu-memory-total": 2}), {}, None, "cpu")
+    assert cpu.device_memory_used is None and cpu.spilled_to_host is None

@@ -33,10 +33,13 @@ def test_gpu_plan_is_seed_setup_done_right():
     assert kw["CUDA_VISIBLE_DEVICES"] == "0,1"
     assert kw["rmm_pool_size"] == 4 * GiB and kw["device_memory_limit"] == 8 * GiB
     assert kw["rmm_allocator_external_lib_list"] == ["cupy"]
-    assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw
+    assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw  # a pool: never async too
     assert kw["host"] == "127.0.0.1" and kw["dashboard_address"] == "127.0.0.1:0"
     assert p.client_cupy_rmm and p.array_backend == "cupy" and p.dataframe_backend == "cudf"
     assert any("RMM pool of 4.00 GiB" in n for n in p.notes)
+    # rmm_async=None (auto, the default): RMM's async allocator when no pool is asked (issue 11 f)
+    auto = plan(report(n_gpus=2)).kwargs
+    assert auto["rmm_async"] is True and "rmm_pool_size" not in auto
 
 
 def test_fractions_resolve_against_the_smallest_selected_gpu_and_align():
@@ -150,3 +153,33 @@ def test_planning_touches_no_file_and_reads_no_live_machine(monkeypatch, tmp_pat
     assert p.kwargs["memory_limit"] == 2 * GiB
     with pytest.raises(OptionError, match=r"at most the machine's memory \(8.00 GiB\)"):
         plan(rep, memory_limit="9GiB")
+
+
+def test_unified_memory_gpu_leaves_spilling_to_dask_cuda():
+    """Issue 11 e: a GPU whose NVML memory is "not supported" (GH200): dask-cuda's "default" limit; sizes refused."""
+    import dataclasses
+
+    base = report()
+    rep = dataclasses.replace(base, gpus=(GPUInfo(0, "GH200", "GPU-0", None, None),))
+    p = plan(rep)
+    assert p.kwargs["device_memory_limit"] == "default" and any("unified" in n.lower() for n in p.notes)
+    assert plan(rep, device_memory_limit=None).kwargs["device_memory_limit"] == 0
+    with pytest.raises(OptionError) as info:
+        plan(rep, device_memory_limit="8GiB")
+    assert info.value.parameter == "device_memory_limit"
+    with pytest.raises(OptionError) as info:
+        plan(rep, rmm_pool_size=0.5)
+    assert info.value.parameter == "rmm_pool_size"
+    assert plan(rep, rmm_pool_size="8GiB").kwargs["rmm_pool_size"] == 8 * GiB
+
+
+def test_process_cuda_visible_devices_by_uuid_is_passed_on_unchanged():
+    import dataclasses
+
+    rep = dataclasses.replace(report(n_gpus=4), visible_devices=("GPU-2", "1"))
+    p = plan(rep)
+    assert p.kwargs["CUDA_VISIBLE_DEVICES"] == "GPU-2,1" and p.n_workers == 2
+    assert any("CUDA_VISIBLE_DEVICES=GPU-2,1 in this process: 2 of 4 GPUs" in n for n in p.notes)
+    with pytest.raises(OptionError) as info:
+        plan(rep, CUDA_VISIBLE_DEVICES="3")  # not among the GPUs this process may use
+    assert "allows only GPU-2, 1" in str(info.value)

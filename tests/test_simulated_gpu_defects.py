@@ -1,5 +1,5 @@
 """Issue 11, section 2: one test per defect (a..g; h is in tests/test_gpu.py), each failing on the code
-before its fix. Each is marked xfail(strict=True): the fixer removes the mark with the fix. Where the
+before its fix (each was marked xfail(strict=True) until its fix landed). Where the
 simulated tier cannot reach a defect, the test says why in its docstring (and test_gpu.py checks it on
 a real GPU). The exact fixes, with the upstream lines they rely on: tests/simgpu/FIXES.md.
 """
@@ -21,9 +21,14 @@ from gpu_dask_kit.errors import KitError, OptionError
 from gpu_dask_kit.options import ClusterOptions
 from gpu_dask_kit.plan import make_plan
 
+from . import test_simulated_gpu as _tier
 from .conftest import kit_children
-from .simgpu.fixtures import child_env, sim_gpus  # noqa: F401
-from .test_simulated_gpu import BIN, _on_worker_env, cli_cluster  # noqa: F401
+from .simgpu import fixtures as _fixtures
+from .simgpu.fixtures import child_env
+from .test_simulated_gpu import BIN, _on_worker_env
+
+sim_gpus = _fixtures.sim_gpus  # fixtures shared with the tier
+cli_cluster = _tier.cli_cluster
 
 pytestmark = pytest.mark.simgpu
 
@@ -41,7 +46,6 @@ def _with_library(report, name, version="26.10.0"):
 # --- a. connect mode recognises dask-cuda workers -------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect a: connect mode reads GPU keys that workers do not report, so dask-cuda workers look like CPU workers")
 def test_a_connect_mode_recognises_dask_cuda_workers(no_leaks, cli_cluster):
     scheduler_file = cli_cluster("cuda")
     with kit.start_cluster(scheduler_file=scheduler_file, connect_timeout=90, verbose=False) as session:
@@ -75,7 +79,6 @@ def test_a_plain_dask_worker_on_a_gpu_host_is_not_a_gpu_cluster(no_leaks, cli_cl
 # --- b. the process's own CUDA_VISIBLE_DEVICES ----------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect b: the process's CUDA_VISIBLE_DEVICES is ignored; workers start on every GPU of the machine")
 def test_b_start_cluster_honours_the_process_cuda_visible_devices(sim_gpus, monkeypatch, no_leaks):
     sim_gpus(2)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")  # e.g. what SLURM or JupyterHub gave this user
@@ -85,7 +88,6 @@ def test_b_start_cluster_honours_the_process_cuda_visible_devices(sim_gpus, monk
         assert any("CUDA_VISIBLE_DEVICES" in note for note in session.notes), session.notes
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect b: a CUDA_VISIBLE_DEVICES given by UUID is ignored by the plan")
 def test_b_plan_honours_cuda_visible_devices_by_uuid(sim_gpus, monkeypatch):
     config = sim_gpus(4)
     from .simgpu import simnvml
@@ -98,7 +100,6 @@ def test_b_plan_honours_cuda_visible_devices_by_uuid(sim_gpus, monkeypatch):
     assert any(uuid in note or "CUDA_VISIBLE_DEVICES" in note for note in plan.notes), plan.notes
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect b: `gpu-dask-kit doctor` does not show the process's CUDA_VISIBLE_DEVICES")
 def test_b_doctor_shows_the_process_cuda_visible_devices(sim_gpus):
     sim_gpus(4)
     out = subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor"], env=child_env(CUDA_VISIBLE_DEVICES="2"), capture_output=True, text=True, timeout=120)
@@ -110,7 +111,6 @@ def test_b_doctor_shows_the_process_cuda_visible_devices(sim_gpus):
 # --- c. the memory snapshot on a GPU --------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect c: with device_memory_limit='off' and no host limit a worker reports no GPU numbers")
 def test_c_memory_has_device_numbers_without_any_spilling(sim_gpus, no_leaks):
     sim_gpus(2, total=16 * GiB, used=3 * GiB)
     with kit.start_cluster(device_memory_limit="off", memory_limit=None, verbose=False) as session:
@@ -125,7 +125,6 @@ def _host_result(nbytes):
     return np.ones(nbytes // 8)  # a NumPy result: it lives on the host and never was on the GPU
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect c: spilled_to_host counts results that were always on the host")
 def test_c_spilled_to_host_counts_only_what_left_the_gpu(sim_gpus, no_leaks):
     """Nothing can be on a simulated GPU, so every result here is a host object: the truth is 0 spilled."""
     sim_gpus(1, total=16 * GiB)
@@ -159,7 +158,6 @@ class _CudfFrameStandIn:
         return self._frame
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect d: GPU without cuML hands cuDF frames to scikit-learn")
 def test_d_gpu_without_cuml_converts_or_names_the_extra_before_the_fit():
     """Unit test: cuDF cannot be imported without a GPU, so no tier reaches a real cuDF frame here."""
     import dask
@@ -184,7 +182,6 @@ def test_d_gpu_without_cuml_converts_or_names_the_extra_before_the_fit():
 # --- e. checks that belong before the start -------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect e: enable_cudf_spill=True without cuDF fails inside LocalCUDACluster, not as an OptionError")
 def test_e_cudf_spill_without_cudf_is_refused_before_anything_starts(sim_gpus, no_leaks):
     if importlib.util.find_spec("cudf") is not None:
         pytest.skip("cuDF is installed here")
@@ -197,7 +194,6 @@ def test_e_cudf_spill_without_cudf_is_refused_before_anything_starts(sim_gpus, n
     assert kit_children() == before
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect e: rmm_pool_size up to 100% of the GPU is accepted; it must fit in free memory with headroom")
 @pytest.mark.parametrize("pool", ["12GiB", 1.0, "100%"])
 def test_e_rmm_pool_larger_than_free_memory_is_refused(sim_gpus, pool):
     """Planning only (rmm must stay uninstalled for the tier's "install the GPU extra" test): the report
@@ -211,9 +207,6 @@ def test_e_rmm_pool_larger_than_free_memory_is_refused(sim_gpus, pool):
     make_plan(ClusterOptions.from_config(rmm_pool_size="8GiB"), report)  # what fits is still accepted
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 11 defect e: GPUs whose NVML memory query is 'not supported' (unified memory) are reported as 'driver did not answer'"
-)
 def test_e_unified_memory_gpus_are_usable(sim_gpus):
     sim_gpus(1, name="Simulated NVIDIA GH200 480GB", memory_supported=False)
     report = kit.detect()
@@ -227,7 +220,6 @@ def test_e_unified_memory_gpus_are_usable(sim_gpus):
 # --- f. an allocator by default -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect f: no RMM allocator by default (every CuPy allocation is a cudaMalloc/cudaFree)")
 def test_f_async_allocator_is_the_default_on_gpu_unless_a_pool_is_asked(sim_gpus):
     sim_gpus(2)
     report = _with_library(kit.detect(), "rmm")
@@ -244,7 +236,6 @@ def test_f_async_allocator_is_the_default_on_gpu_unless_a_pool_is_asked(sim_gpus
 # --- g. no CUDA in the notebook process; notebook 02's spilling cell ------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect g: random_array builds CuPy random generators in the client (a CUDA context on GPU 0)")
 def test_g_random_array_builds_without_cuda_in_the_notebook_process(sim_gpus, no_leaks):
     """On this machine any CUDA runtime call fails (no driver), which makes a client-side CUDA call
     visible: building the array must make none. (On a GPU: test_gpu.py checks NVML for a context.)"""
@@ -275,7 +266,6 @@ def _notebook_constants(name, scale):
     return namespace
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11 defect g: notebook 02's spilling cell has no n_workers, so with several GPUs nothing spills")
 @pytest.mark.parametrize("scale", ["small", "full"])
 def test_g_notebook_02_spilling_cell_spills_on_a_machine_with_many_gpus(scale):
     """Unit test on the notebook's constants: on 8 GPUs the GPU limits together must stay below the array."""

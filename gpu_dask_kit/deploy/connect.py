@@ -14,7 +14,7 @@ import dask.config
 from ..errors import ConnectError
 from ..options import ClusterOptions
 
-__all__ = ["scheduler_file_address", "connect", "remote_mode", "remote_backends"]
+__all__ = ["scheduler_file_address", "connect", "remote_mode", "remote_mode_reason", "remote_backends"]
 
 
 def scheduler_file_address(path: str) -> str | None:
@@ -75,10 +75,48 @@ def connect(opts: ClusterOptions, security: Any) -> Any:
     return client
 
 
+def _make_worker_check() -> Any:
+    def is_dask_cuda_worker(dask_worker: Any = None) -> bool:
+        """Runs on each worker: True when it is a dask-cuda worker (``LocalCUDACluster`` or
+        ``dask cuda worker``). Both install dask-cuda's worker plugins (``CPUAffinity``, ``RMMSetup``,
+        ``CUDFSetup``, ``PreImport``) and preload ``dask_cuda.initialize``. Checked by module name, so no
+        process needs to import dask_cuda for the check."""
+        plugins = getattr(dask_worker, "plugins", {}) or {}
+        if any(type(p).__module__.startswith("dask_cuda.") for p in plugins.values()):
+            return True
+        preloads = getattr(dask_worker, "preloads", None) or []
+        return any("dask_cuda" in str(getattr(p, "name", p)) for p in preloads)
+
+    return is_dask_cuda_worker
+
+
+#: Defined in a function so that cloudpickle sends it by value: workers need not have the kit installed.
+_dask_cuda_worker = _make_worker_check()
+
+
+def remote_mode_reason(client: Any) -> tuple[str, str]:
+    """("gpu" | "cpu", why) for a connected cluster: GPU when every worker is a dask-cuda worker.
+
+    GPU utilisation metrics alone are not proof: a plain ``dask worker`` on a GPU host reports them too."""
+    address = client.scheduler.address
+    try:
+        answers = client.run(_dask_cuda_worker)
+    except Exception as exc:  # a worker that cannot run the check: do not guess GPU
+        return "cpu", f"CPU: the workers at {address} could not be asked whether they are dask-cuda workers ({type(exc).__name__}: {exc})."
+    cuda = sum(1 for v in answers.values() if v)
+    if answers and cuda == len(answers):
+        return "gpu", f"GPU: {cuda} dask-cuda worker(s) at {address} (dask-cuda plugins found on every worker)."
+    if cuda:
+        return "cpu", (
+            f"CPU: mixed cluster at {address}: {cuda} of {len(answers)} workers are dask-cuda workers, the others plain dask "
+            "workers; the kit picks NumPy/pandas so every worker can run the tasks."
+        )
+    return "cpu", f"CPU: the workers at {address} are plain dask workers (no dask-cuda plugins)."
+
+
 def remote_mode(client: Any) -> str:
-    """ "gpu" if the workers report GPUs (distributed's NVML diagnostics), else "cpu"."""
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
-    return "gpu" if any(w.get("gpu") or (w.get("metrics") or {}).get("gpu") for w in workers) else "cpu"
+    """ "gpu" if every worker is a dask-cuda worker, else "cpu" (see :func:`remote_mode_reason`)."""
+    return remote_mode_reason(client)[0]
 
 
 def remote_backends(mode: str) -> tuple[str, str]:

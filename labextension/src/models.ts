@@ -39,6 +39,8 @@ export interface IEnvironmentModel {
   cpu_count?: number;
   /** Bytes of host memory (psutil), read once by detect() so that the planner stays pure. */
   host_memory_total?: number | null;
+  /** This server's CUDA_VISIBLE_DEVICES entries (indices or UUIDs); null when it is not set. */
+  visible_devices?: string[] | null;
   /** Fraction of a memory limit from which a bar shows a warning (monitor.MEMORY_WARN, 0.8). */
   memory_warn: number;
   /** Fraction of a memory limit from which a bar shows it is critical (monitor.MEMORY_CRITICAL, 0.95). */

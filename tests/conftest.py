@@ -8,6 +8,8 @@ import time
 import psutil
 import pytest
 
+from .simgpu.fixtures import sim_gpus  # noqa: F401  (the simulated-GPU fixture, for every test module)
+
 
 def kit_children() -> set[int]:
     """PIDs of this test process's descendants, minus multiprocessing's shared resource tracker

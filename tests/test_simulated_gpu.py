@@ -20,7 +20,7 @@ from gpu_dask_kit.errors import OptionError
 
 from .conftest import kit_children
 from .simgpu import simnvml
-from .simgpu.fixtures import child_env, sim_gpus  # noqa: F401
+from .simgpu.fixtures import child_env
 
 pytestmark = pytest.mark.simgpu
 

@@ -23,12 +23,10 @@ from gpu_dask_kit.plan import make_plan
 
 from . import test_simulated_gpu as _tier
 from .conftest import kit_children
-from .simgpu import fixtures as _fixtures
 from .simgpu.fixtures import child_env
 from .test_simulated_gpu import BIN, _on_worker_env
 
-sim_gpus = _fixtures.sim_gpus  # fixtures shared with the tier
-cli_cluster = _tier.cli_cluster
+cli_cluster = _tier.cli_cluster  # a fixture shared with the tier
 
 pytestmark = pytest.mark.simgpu
 

@@ -13,7 +13,6 @@ import pytest
 import gpu_dask_kit as kit
 from gpu_dask_kit.deploy.slurm import squeue_jobs
 
-from ..simgpu.fixtures import sim_gpus  # noqa: F401
 from .conftest import SMALL, job_processes
 
 pytestmark = [pytest.mark.slurm, pytest.mark.simgpu]
@@ -40,7 +39,7 @@ def cuda_worker_command_lines(job_name: str) -> list[list[str]]:
     return found
 
 
-def test_gpu_job_runs_dask_cuda_worker_on_simulated_gpus(slurm_clean, sim_gpus, capsys):  # noqa: F811
+def test_gpu_job_runs_dask_cuda_worker_on_simulated_gpus(slurm_clean, sim_gpus, capsys):
     sim_gpus(2)
     session = kit.start_cluster(
         **{**SMALL, "job_memory": "2GiB"}, deploy="slurm", gpus_per_job=2, device_memory_limit=0.7, enable_cudf_spill=True, start_timeout=300

@@ -20,7 +20,15 @@ import asyncio
 from collections.abc import Callable, Generator
 from typing import Any
 
-__all__ = ["AsyncStart", "attach_async_client", "close"]
+__all__ = ["AsyncStart", "attach_async_client", "close", "make_default"]
+
+
+def make_default(client: Any) -> Any:
+    """Make ``client`` (the kit's synchronous one) dask's default client again; return it."""
+    from distributed.client import _set_global_client
+
+    _set_global_client(client)
+    return client
 
 
 async def attach_async_client(session: Any) -> Any:
@@ -30,6 +38,7 @@ async def attach_async_client(session: Any) -> Any:
     current = session._async_client
     loop = asyncio.get_running_loop()
     if current is not None and current.status == "running" and getattr(current.loop, "asyncio_loop", None) is loop:
+        session.client = make_default(current)  # e.g. after synchronous code reused the session meanwhile
         return session
     security = getattr(session.cluster, "security", None) if session.cluster is not None else session._security
     client = await Client(session.scheduler_address, asynchronous=True, security=security or None, set_as_default=True)

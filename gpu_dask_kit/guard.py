@@ -46,8 +46,8 @@ def reimports_main() -> str | None:
 
     data = spawn.get_preparation_data("gpu-dask-kit-check")
     name = data.get("init_main_from_name")
-    if name is not None:
-        return None if name == "__main__" else getattr(sys.modules.get("__main__"), "__file__", None)
+    if name is not None:  # `python -m pkg.mod`; spawn never runs a package's __main__.py again
+        return None if name == "__main__" or name.endswith(".__main__") else getattr(sys.modules.get("__main__"), "__file__", None)
     path = data.get("init_main_from_path")
     if path is None or os.path.splitext(os.path.basename(path))[0] == "ipython":
         return None

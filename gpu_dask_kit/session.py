@@ -176,7 +176,8 @@ def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: b
     opts = ClusterOptions.from_config(**options)
     if not asynchronous:
         session = start_cluster_with(opts, verbose=verbose, security=security)
-        session.client = session._kit_client  # (a reused asynchronous session answers synchronous code too)
+        if session.client is not session._kit_client:  # an asynchronous session, reused by synchronous code
+            session.client = _aio.make_default(session._kit_client)
         return session
     guard.check_start(opts)  # here, in the caller's thread: the start itself runs in another one
     return _aio.AsyncStart(lambda: start_cluster_with(opts, verbose=verbose, security=security))

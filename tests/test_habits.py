@@ -55,6 +55,23 @@ def test_asynchronous_start_as_a_context_manager(no_leaks):
     assert not wait_for_no_new_children(no_leaks)
 
 
+def test_asynchronous_session_reused_by_synchronous_code_and_back(no_leaks, capsys):
+    async def main():
+        session = await kit.start_cluster(asynchronous=True, verbose=False, n_workers=1, memory_limit="1GiB")
+        async_client = session.client
+        again = await asyncio.to_thread(kit.start_cluster, n_workers=1, memory_limit="1GiB")  # synchronous code
+        assert again is session and not again.asynchronous and not again.client.asynchronous
+        assert await asyncio.to_thread(lambda: da.arange(10, chunks=5).sum().compute()) == 45  # a synchronous default client
+        back = await kit.start_cluster(asynchronous=True, verbose=False, n_workers=1, memory_limit="1GiB")
+        assert back is session and back.client is async_client and await back.client.submit(sum, [2, 3]) == 5
+        await back.close()
+        return session
+
+    session = asyncio.run(main())
+    assert capsys.readouterr().out.startswith("Reusing the running CPU cluster (same options)")
+    assert session.closed and not wait_for_no_new_children(no_leaks)
+
+
 def test_asynchronous_must_be_a_bool():
     with pytest.raises(OptionError, match="asynchronous='yes' is not accepted: expected True or False"):
         kit.start_cluster(asynchronous="yes")

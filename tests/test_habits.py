@@ -255,3 +255,13 @@ def test_notebook_cell_that_makes_its_own_client_is_told(runtime_dir, tmp_path):
     assert "KitWarning: Dask's default client is now" in own.stderr, own.streams
     assert "describe the kit's cluster" in own.stderr and "KitWarning" not in quiet.stderr
     assert not wait_for_no_new_children(before)
+
+
+def test_async_example_script(runtime_dir, tmp_path):
+    from .test_script_guard import ROOT, run_script
+
+    argv = [str(ROOT / "examples" / "async_script.py"), "--device", "cpu", "--n-workers", "2", "--memory-limit", "1GiB"]
+    run = run_script(argv, runtime_dir, tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "backend=cpu workers=2 sum of squares=285 array sum=499500" in run.stdout
+    assert list(runtime_dir.glob("session-*.json")) == []

@@ -189,6 +189,10 @@ def test_own_client_warning_names_both_clusters(no_leaks):
         text = str(record[0].message)
         assert other.id in text and cluster.scheduler_address in text and session.scheduler_address in text
         assert "session.memory() and the kit's hints describe the kit's cluster" in text
+        from gpu_dask_kit.notebook.hints import explain
+
+        hint = explain(MemoryError("out of memory"))  # the out-of-memory hint does not quote the kit's limits
+        assert "not on the kit's: the kit's limits do not apply" in hint and "may use" not in hint
     finally:
         other.close()
         cluster.close()

@@ -150,6 +150,18 @@ def test_rerun_after_scaling_outside_says_what_runs_and_scales_back(no_leaks, ca
     again.close()
 
 
+def test_rerun_leaves_an_adaptive_cluster_as_it_is_and_says_so(no_leaks, capsys):
+    session = kit.start_cluster(**SMALL)
+    session.client.cluster.adapt(minimum=3, maximum=3)
+    session.client.wait_for_workers(3, timeout=120)
+    capsys.readouterr()
+    assert kit.start_cluster(**SMALL) is session
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Reusing the running CPU cluster (same options); it is adaptive and has 3 worker(s) now (asked for 3), left as it is."), first
+    assert session.n_workers == 3
+    session.close()
+
+
 # --- a Client(...) of one's own ------------------------------------------------------------------------
 
 

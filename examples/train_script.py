@@ -17,7 +17,7 @@ from gpu_dask_kit.compute import random_array
 def main(args: argparse.Namespace) -> float:
     with kit.start_cluster_from_args(args) as session:
         x = random_array((args.rows, 100), chunks=(max(1, args.rows // 4), 100), seed=0)
-        u, s, v = da.linalg.svd(x)
+        _u, s, _v = da.linalg.svd(x)
         top = float(s[0].compute())
         print(f"backend={session.backend} workers={session.n_workers} largest singular value={top:.4f}")
         return top

@@ -67,6 +67,6 @@ def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def start_cluster_from_args(args: argparse.Namespace, **overrides: Any):
     """Start (or connect) the session the flags describe; ``overrides`` win over flags."""
-    from .session import start_cluster
+    from .session import start_cluster  # imported when called: the package imports this module
 
     return start_cluster(**{**options_from_args(args), **overrides})

@@ -1,31 +1,30 @@
 """Session lifecycle: start, reuse, connect to and close GPU or CPU Dask clusters.
 
-``start_cluster()`` checks every option against this machine before anything starts, starts a
-``LocalCUDACluster`` (GPU) or ``LocalCluster`` (CPU) through :mod:`gpu_dask_kit.deploy.local` (whose
-scheduler plugin keeps the session's registry record), wires RMM and CuPy and returns a
-:class:`ClusterSession`. Re-running the same cell returns the live session; re-running it with other
-options closes the old one first. ``close()`` leaves no process behind.
+``start_cluster()`` checks every option (and a script's ``__main__`` guard: :mod:`gpu_dask_kit.guard`)
+before anything starts, starts a ``LocalCUDACluster`` (GPU) or ``LocalCluster`` (CPU) through
+:mod:`gpu_dask_kit.launch` and returns a :class:`ClusterSession`. Re-running the same cell reuses what runs
+(:mod:`gpu_dask_kit.reuse`); ``close()`` leaves no process behind.
 """
 
 from __future__ import annotations
 
 import atexit
-import sys
 import threading
 import time
 from typing import Any
 
 import dask.config
 
-from . import registry
-from .deploy import connect as _connect
+from . import aio as _aio
+from . import clients, guard, registry
+from . import launch as _launch
+from . import reuse as _reuse
 from .deploy import local as _local
-from .environment import detect
 from .errors import ClusterStartError, OptionError
-from .links import link_config
 from .options import ClusterOptions
-from .plan import ClusterPlan, make_plan
+from .plan import ClusterPlan
 from .processes import end_processes
+from .session_info import SessionInfo
 
 __all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "current_session", "close_all", "owned_session"]
 
@@ -34,7 +33,7 @@ _current: ClusterSession | None = None
 _sessions: list[ClusterSession] = []
 
 
-class ClusterSession:
+class ClusterSession(SessionInfo):
     """A running kit cluster (or a connection to an existing one) and its client.
 
     Use it as a context manager or call :meth:`close`. ``mode`` is ``"gpu"`` or ``"cpu"``
@@ -59,62 +58,10 @@ class ClusterSession:
         self._security: Any = None
         self._dashboard_link: str | None = None
         self._closed = False
+        self._kit_client = client  # the kit's own (synchronous) client; ``client`` is the user's
+        self._async_client: Any = None
 
-    # -- information ---------------------------------------------------------------------------------
-    @property
-    def backend(self) -> str:
-        """The older name of :attr:`mode` ("gpu" | "cpu")."""
-        return self.mode
-
-    @property
-    def id(self) -> str | None:
-        return self.record.id if self.record else None
-
-    @property
-    def scheduler_address(self) -> str:
-        return str(self.client.scheduler.address)
-
-    @property
-    def dashboard_link(self) -> str | None:
-        """distributed's dashboard link (``Client.dashboard_link``): through JupyterHub's proxy when
-        ``JUPYTERHUB_SERVICE_PREFIX`` is set (see :mod:`gpu_dask_kit.links`); None without a dashboard."""
-        if self.options.dashboard_address is None and not self.options.connect_mode:
-            return None
-        if self._dashboard_link is None:  # asked once: the port does not change while the scheduler runs
-            try:
-                self._dashboard_link = self.client.dashboard_link or None
-            except Exception:
-                return None
-        return self._dashboard_link
-
-    @property
-    def n_workers(self) -> int:
-        return len(self.client.scheduler_info(n_workers=-1)["workers"])
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def is_alive(self) -> bool:
-        """True while the client is connected and the cluster (if the kit started it) runs."""
-        if self._closed or self.client.status != "running":
-            return False
-        status = getattr(getattr(self.cluster, "status", None), "name", "running")
-        return self.cluster is None or status == "running"
-
-    def summary(self) -> str:
-        """One line: what runs, with how many workers, and why that mode."""
-        what = "Connected to" if self.options.connect_mode else "Started"
-        kind = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode and self.options.deploy == "local" else self.mode.upper()
-        return f"{what} a {kind} cluster with {self.n_workers} worker(s). {self.reason}"
-
-    def memory(self) -> Any:
-        """Memory per worker (device, host, spilled, RMM pool) as plain data; see :mod:`gpu_dask_kit.monitor`."""
-        from .monitor import snapshot
-
-        limit = self.plan.kwargs.get("device_memory_limit") if self.plan is not None else None
-        return snapshot(self.client, backend=self.mode, device_memory_limit=limit or None, fresh=True)
-
+    # -- notebook layer (imported only when called) --------------------------------------------------
     def show(self, **kwargs: Any) -> Any:
         """Display the cluster controls and the memory monitor (needs ipywidgets)."""
         from .notebook.widgets import show  # the notebook layer, imported only when called
@@ -125,10 +72,6 @@ class ClusterSession:
         from .notebook.reprs import session_html  # the notebook layer, imported only when displayed
 
         return session_html(self)
-
-    def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{self.n_workers} workers"
-        return f"<ClusterSession {self.mode} {state} scheduler={self.scheduler_address if not self._closed else '-'}>"
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def scale(self, n_workers: int, timeout: float = 60.0) -> ClusterSession:
@@ -141,21 +84,12 @@ class ClusterSession:
         if self._closed:
             raise ClusterStartError("This session is closed; start a new one with gpu_dask_kit.start_cluster().")
         if self.options.connect_mode or self.cluster is None:
-            raise OptionError(
-                "n_workers",
-                n_workers,
-                "scaling of a cluster the kit started",
-                "this session is a connection to an existing scheduler: scale that cluster where it was started",
-            )
+            hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
+            raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)
         options = self.options.replace(n_workers=n_workers)  # type and range checks
-        if options.deploy == "slurm":  # whole SLURM jobs; no check against this machine
-            from .deploy.slurm_session import scale_target
-
-            target = scale_target(self.plan, n_workers)  # type: ignore[arg-type]
-        else:
-            target = make_plan(options, detect(options.device)).n_workers  # hardware checks, e.g. one worker per GPU
+        target = _launch.scale_target(options, self.plan)  # one worker per GPU; whole jobs on SLURM
         self.cluster.scale(target)
-        if not _local.wait_for_workers(self.client, target, timeout):
+        if not _local.wait_for_workers(self._kit_client, target, timeout):
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
                 f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart."
@@ -177,11 +111,25 @@ class ClusterSession:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self._close()
 
-    def close(self, timeout: float = 15.0) -> None:
+    async def __aenter__(self) -> ClusterSession:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await _aio.close(self, 15.0)
+
+    def close(self, timeout: float = 15.0) -> Any:
         """Stop the scheduler, nannies and workers (only those the kit started), wait until their processes
-        are gone, restore dask's config and remove the registry record. Idempotent."""
+        are gone, restore dask's config and remove the registry record. Idempotent. A later ``.compute()``
+        raises :class:`~gpu_dask_kit.clients.SessionClosedError` instead of running on local threads.
+        In asynchronous mode it returns an awaitable: ``await session.close()``."""
+        if self.asynchronous:
+            return _aio.close(self, timeout)
+        self._close(timeout)
+        return None
+
+    def _close(self, timeout: float = 15.0) -> None:
         global _current
         with _lock:
             if self._closed:
@@ -194,7 +142,7 @@ class ClusterSession:
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
         try:
             try:
-                self.client.close(timeout=timeout)
+                self._kit_client.close(timeout=timeout)
             finally:
                 if self.cluster is not None:
                     self.cluster.close(timeout=timeout)  # the scheduler plugin removes the record
@@ -203,128 +151,86 @@ class ClusterSession:
         finally:
             end_processes(procs, timeout)
             dask.config.set(self._previous_config)
+            clients.install_closed_scheduler()
             if self.record is not None:
                 registry.unregister(self.record.id)
 
 
 def current_session() -> ClusterSession | None:
-    """The live session of this process (the last one started), or None."""
+    """The live session of this process (the last one started), or None. Warns (once) when dask's default
+    client is another one, made after ``start_cluster()``: the session then describes the kit's idle cluster."""
+    session = _live()
+    clients.warn_if_foreign(session)
+    return session
+
+
+def _live() -> ClusterSession | None:
     with _lock:
-        if _current is not None and _current.is_alive():
-            return _current
-        return None
+        return _current if _current is not None and _current.is_alive() else None
 
 
-def start_cluster(*, verbose: bool = True, security: Any = None, **options: Any) -> ClusterSession:
+def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: bool = False, **options: Any) -> Any:
     """Start (or reuse) a GPU or CPU Dask cluster and its client. Keywords are :class:`ClusterOptions` fields.
 
     ``verbose`` prints one line saying what was done and why. ``security`` (a
     ``distributed.security.Security``) is used to connect to a TLS scheduler in connect mode; for a cluster
     the kit starts, it (or ``security=True``: temporary self-signed certificates) switches the scheduler,
     workers and client to TLS, so that other users of a shared machine cannot use the cluster.
+    ``asynchronous=True`` returns an awaitable for ``async`` code (``session = await start_cluster(
+    asynchronous=True)``; ``session.client`` is then an asynchronous client; see :mod:`gpu_dask_kit.aio`).
     Every option is checked against this machine before any process starts.
     """
+    if not isinstance(asynchronous, bool):
+        raise OptionError("asynchronous", asynchronous, "True or False", "pass asynchronous=True in async code, else leave it out")
     opts = ClusterOptions.from_config(**options)
-    return start_cluster_with(opts, verbose=verbose, security=security)
+    if not asynchronous:
+        session = start_cluster_with(opts, verbose=verbose, security=security)
+        if session.client is not session._kit_client:  # an asynchronous session, reused by synchronous code
+            session.client = _aio.make_default(session._kit_client)
+        return session
+    guard.check_start(opts)  # here, in the caller's thread: the start itself runs in another one
+    return _aio.AsyncStart(lambda: start_cluster_with(opts, verbose=verbose, security=security))
 
 
 def start_cluster_with(opts: ClusterOptions, *, verbose: bool = True, security: Any = None, kind: str = "notebook") -> ClusterSession:
-    """:func:`start_cluster` for an already-built :class:`ClusterOptions` (the reuse / replace policy)."""
+    """:func:`start_cluster` for an already-built :class:`ClusterOptions` (the reuse / replace policy is
+    :mod:`gpu_dask_kit.reuse`)."""
     global _current
+    guard.check_start(opts)  # in a worker importing a script, or a script without its guard: nothing starts
     with _lock:
-        live = current_session()
+        live = _current if _current is not None and not _current.closed else None
         if live is not None:
-            if live.options == opts and live._security == security:
-                if verbose:
-                    print(f"Reusing the running {live.mode.upper()} cluster (same options); close() it to start afresh.")
-                return live
-            changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in opts.changed_from(live.options).items()) or "security"
-            if verbose:
-                print(f"Closing the running {live.mode.upper()} cluster first, because options changed ({changed}).")
-            live.close()
+            decision = _reuse.decide(live, opts, security)
+            if verbose and decision.message:
+                print(decision.message)
+            if decision.reuse is not None:
+                return decision.reuse
+            live._close()
         session = _connect_session(opts, security) if opts.connect_mode else _start_local(opts, kind, security)
         session._security = security
         _current = session
         _sessions.append(session)
-    _load_hints()
+    clients.load_ipython_hooks(_live)  # hints under out-of-memory tracebacks; another default client
     if verbose:
         link = session.dashboard_link
         print("\n  ".join([session.summary(), *session.notes] + ([f"Dashboard: {link}"] if link else [])))
     return session
 
 
-def _load_hints() -> None:
-    """In IPython: out-of-memory / KilledWorker tracebacks get a plain-language hint (an IPython extension)."""
-    ipython = sys.modules.get("IPython")  # never import IPython: a script or a test is not a shell
-    if ipython is not None and ipython.get_ipython() is not None:
-        ipython.get_ipython().extension_manager.load_extension("gpu_dask_kit.notebook.hints")
-
-
 def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:
-    if opts.deploy == "slurm":
-        return _start_slurm(opts, kind, security)
-    plan = make_plan(opts, detect(opts.device))  # raises OptionError before anything starts
-    config = {**link_config(), "array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend}
-    previous = {k: dask.config.get(k, None) for k in config}
-    registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
-    dask.config.set(config)  # the scheduler plugin formats the record's dashboard link with it
-    try:
-        cluster, client, record = _local.start(opts, plan, kind=kind, security=security)
-    except BaseException as exc:
-        dask.config.set(previous)
-        if isinstance(exc, (OptionError, KeyboardInterrupt)):
-            raise
-        raise ClusterStartError(
-            f"The {plan.mode.upper()} cluster did not start ({type(exc).__name__}: {exc}). "
-            "Everything that was started has been stopped; run `gpu-dask-kit doctor` to check this machine."
-        ) from exc
-    if plan.client_cupy_rmm:
-        from .allocator import use_rmm_for_cupy
-
-        use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
+    """Start the kit's own cluster: LocalCUDACluster / LocalCluster, or SLURM jobs with deploy="slurm"
+    (see :func:`gpu_dask_kit.launch.local` and :func:`gpu_dask_kit.launch.slurm`)."""
+    start = _launch.slurm if opts.deploy == "slurm" else _launch.local
+    plan, cluster, client, record, previous = start(opts, kind, security)
     session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)
     session._previous_config = previous
     return session
 
 
-def _start_slurm(opts: ClusterOptions, kind: str, security: Any) -> ClusterSession:
-    """deploy="slurm": the workers are SLURM jobs (deploy/slurm_session.py); the session is the same."""
-    from .deploy import slurm_session  # dask-jobqueue: imported only for SLURM sessions
-
-    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
-    dask.config.set(link_config())  # the scheduler plugin formats the record's dashboard link with it
-    try:
-        cluster, client, record, plan = slurm_session.start(opts, kind=kind, security=security)
-    except BaseException:
-        dask.config.set(previous)
-        raise
-    dask.config.set({"array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend})
-    session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)  # type: ignore[arg-type]
-    session._previous_config = previous
-    return session
-
-
 def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
-    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
-    dask.config.set(link_config())
-    try:
-        client = _connect.connect(opts, security)
-    except BaseException:
-        dask.config.set(previous)
-        raise
-    mode, reason = _connect.remote_mode_reason(client)
-    array, dataframe = _connect.remote_backends(mode)
-    dask.config.set({"array.backend": array, "dataframe.backend": dataframe})
-    session = ClusterSession(opts, None, None, client, mode, [], reason)
+    client, mode, reason, record, previous = _launch.connect(opts, security)
+    session = ClusterSession(opts, None, None, client, mode, [], reason, record)
     session._previous_config = previous
-    session.record = registry.register(
-        scheduler_address=client.scheduler.address,
-        dashboard_link=session.dashboard_link,
-        backend=mode,
-        n_workers=session.n_workers,
-        options=opts.to_dict(),
-        kind="connect",
-    )
     return session
 
 
@@ -338,7 +244,7 @@ def close_all() -> None:
     """Close every session this process started (called at interpreter exit)."""
     for session in list(_sessions):
         try:
-            session.close(timeout=5)
+            session._close(timeout=5)
         except Exception:
             pass
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..clients import foreign_default_client
 from ..memory import format_bytes
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
@@ -56,6 +57,8 @@ def explain(exc: BaseException, session: Any = None) -> str | None:
     session = session if session is not None else current_session()
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
     limits = _limits(session) if session is not None else ""
+    if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
+        limits = " It ran on the cluster of the Client made after start_cluster(), not on the kit's: the kit's limits do not apply."
     if is_out_of_memory(exc):
         return (
             "gpu-dask-kit: one allocation did not fit in memory." + limits + " Spilling (device_memory_limit, "

@@ -1,0 +1,84 @@
+"""``start_cluster(asynchronous=True)``: the session for ``async`` code (dask's asynchronous mode).
+
+::
+
+    session = await gpu_dask_kit.start_cluster(asynchronous=True, n_workers=2)
+    total = await session.client.submit(sum, [1, 2, 3])      # session.client is an asynchronous Client
+    await session.close()
+
+    async with gpu_dask_kit.start_cluster(asynchronous=True) as session:   # closes at the end
+        ...
+
+The cluster is started (or reused) exactly as in the synchronous mode, in a thread so the event loop keeps
+running; ``session.client`` is then an asynchronous ``distributed.Client`` on the running loop (the
+default client), while the kit's own queries (``session.memory()``, ``n_workers``) keep a synchronous one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Generator
+from typing import Any
+
+__all__ = ["AsyncStart", "attach_async_client", "close", "make_default"]
+
+
+def make_default(client: Any) -> Any:
+    """Make ``client`` (the kit's synchronous one) dask's default client again; return it."""
+    from distributed.client import _set_global_client
+
+    _set_global_client(client)
+    return client
+
+
+async def attach_async_client(session: Any) -> Any:
+    """Give ``session`` an asynchronous client on the running loop (a live one is kept)."""
+    from distributed import Client
+
+    current = session._async_client
+    loop = asyncio.get_running_loop()
+    if current is not None and current.status == "running" and getattr(current.loop, "asyncio_loop", None) is loop:
+        session.client = make_default(current)  # e.g. after synchronous code reused the session meanwhile
+        return session
+    security = getattr(session.cluster, "security", None) if session.cluster is not None else session._security
+    client = await Client(session.scheduler_address, asynchronous=True, security=security or None, set_as_default=True)
+    session._async_client = session.client = client
+    return session
+
+
+async def close(session: Any, timeout: float) -> None:
+    """Close the asynchronous client on this loop, then the cluster (in a thread: it waits for processes)."""
+    client = session._async_client
+    if client is not None and client.status not in ("closed", "closing"):
+        try:
+            await client.close(timeout=timeout)
+        except Exception:
+            pass
+    await asyncio.to_thread(session._close, timeout)
+
+
+class AsyncStart:
+    """What ``start_cluster(asynchronous=True)`` returns: ``await`` it, or use it with ``async with``."""
+
+    def __init__(self, start: Callable[[], Any]) -> None:
+        self._start = start
+        self._session: Any = None
+
+    async def _run(self) -> Any:
+        session = await asyncio.to_thread(self._start)
+        try:
+            self._session = await attach_async_client(session)
+        except BaseException:
+            await asyncio.to_thread(session._close, 15.0)
+            raise
+        return self._session
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._run().__await__()
+
+    async def __aenter__(self) -> Any:
+        return await self._run()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._session is not None:
+            await self._session.close()

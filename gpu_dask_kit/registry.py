@@ -147,26 +147,10 @@ def new_record(
     )
 
 
-def register(
-    *,
-    scheduler_address: str | None,
-    dashboard_link: str | None,
-    backend: str,
-    n_workers: int,
-    options: dict[str, Any],
-    kind: str = "notebook",
-    worker_pids: list[int] | None = None,
-) -> SessionRecord:
-    """Write a record for a session this process owns; the file is created 0600 in a 0700 folder."""
-    record = new_record(
-        scheduler_address=scheduler_address,
-        dashboard_link=dashboard_link,
-        backend=backend,
-        n_workers=n_workers,
-        options=options,
-        kind=kind,
-        worker_pids=worker_pids,
-    )
+def register(**fields: Any) -> SessionRecord:
+    """Write a record for a session this process owns (``fields`` as for :func:`new_record`); the file is
+    created 0600 in a 0700 folder."""
+    record = new_record(**fields)
     save(record)
     return record
 

@@ -39,7 +39,14 @@ def dashboard_link_template(environ: Mapping[str, str]) -> str | None:
 
 
 def link_config(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The dask config to set for this process's dashboard links (``{}``: keep what is configured)."""
+    """The dask config to set for this process's dashboard links (``{}``: keep what is configured).
+
+    Importing ``distributed.config`` first loads distributed's defaults, so that the value a session saves
+    before it starts (and restores when it closes) is distributed's template, not a missing key: restoring
+    None made the next scheduler fail to format its link (seen behind JupyterHub when a re-run replaced a
+    session)."""
+    import distributed.config  # noqa: F401  (loads distributed's config defaults)
+
     template = dashboard_link_template(os.environ if environ is None else environ)
     if template is None or dask.config.get(CONFIG_KEY, DEFAULT_TEMPLATE) != DEFAULT_TEMPLATE:
         return {}

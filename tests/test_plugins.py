@@ -93,3 +93,28 @@ def test_without_jupyterhub_links_stay_distributeds_default(no_leaks, monkeypatc
     with kit.start_cluster(verbose=False, **ONE) as session:
         port = session.client.scheduler_info()["services"]["dashboard"]
         assert session.dashboard_link == session.client.dashboard_link == f"http://127.0.0.1:{port}/status"
+
+
+REPLACE_UNDER_HUB = """
+import dask, gpu_dask_kit as kit
+if __name__ == "__main__":
+    first = kit.start_cluster(device="cpu", n_workers=1, memory_limit="1GiB", verbose=False)
+    second = kit.start_cluster(device="cpu", n_workers=1, memory_limit="1GiB", security=True, verbose=False)
+    print("LINK", second.dashboard_link)
+    second.close()
+    print("AFTER", dask.config.get("distributed.dashboard.link"))
+"""
+
+
+def test_a_replaced_session_behind_jupyterhub_restores_distributeds_link(tmp_path, runtime_dir):
+    """In a fresh process (distributed not imported before the first start), replacing a session must not
+    restore a missing link template: the next scheduler failed to format its link (found by tests/hub)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "replace.py"
+    script.write_text(REPLACE_UNDER_HUB)
+    env = dict(os.environ, JUPYTERHUB_SERVICE_PREFIX="/user/ada/", GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir))
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "LINK /user/ada/proxy/" in run.stdout and f"AFTER {DEFAULT_TEMPLATE}" in run.stdout, run.stdout

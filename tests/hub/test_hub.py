@@ -157,7 +157,9 @@ def test_security_true_keeps_the_other_user_out(user_a, user_b, a_cluster, hub):
     plain = _connect_as(hub, b, plain_address)
     assert "CONNECTED 1" in plain.stdout, plain.stdout + plain.stderr
     out = run_first_cell_with(a_page, START.format(extra=", security=True"))
-    address = re.search(r"GDK (\S+) (\S+)", out).group(2)
+    found = re.search(r"GDK (\S+) (\S+)", out)
+    assert found, out
+    address = found.group(2)
     assert address.startswith("tls://"), out
     refused = _connect_as(hub, b, address)
     assert refused.returncode != 0 and "CONNECTED" not in refused.stdout, refused.stdout + refused.stderr

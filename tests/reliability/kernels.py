@@ -19,6 +19,8 @@ from typing import Any
 import psutil
 from jupyter_client.manager import AsyncKernelManager
 
+from gpu_dask_kit.processes import running  # re-exported for the reliability tests (zombies count as gone)
+
 
 class CellError(AssertionError):
     """A cell raised in the kernel (or did not finish in time)."""
@@ -160,18 +162,6 @@ def tree(pid: int) -> list[psutil.Process]:
         return [root, *root.children(recursive=True)]
     except psutil.Error:
         return []
-
-
-def running(procs: list[psutil.Process]) -> list[psutil.Process]:
-    """The processes of ``procs`` that still run (zombies count as gone: they hold no memory or port)."""
-    alive = []
-    for proc in procs:
-        try:
-            if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
-                alive.append(proc)
-        except psutil.Error:
-            pass
-    return alive
 
 
 def wait_all_gone(procs: list[psutil.Process], timeout: float, poll: float = 0.05, since: float | None = None) -> tuple[float | None, dict[int, float]]:

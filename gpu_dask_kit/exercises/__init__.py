@@ -31,8 +31,9 @@ SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"
 def _catalog() -> dict[str, Exercise]:
     from .catalog_a import EXERCISES as first
     from .catalog_b import EXERCISES as second
+    from .catalog_c import EXERCISES as third
 
-    return {e.key: e for e in (*first, *second)}
+    return {e.key: e for e in (*first, *second, *third)}
 
 
 EXERCISES: dict[str, Exercise] = _catalog()
@@ -58,8 +59,8 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
 
     >>> judge("01-2", {"spill_at": ...}).answered
     False
-    >>> print(judge("01-2", {"spill_at": "9.6GiB"}))
-    Correct (01-2): the worker moves data from GPU to host above 9.60 GiB.
+    >>> print(judge("01-2", {"spill_at": 0.6 * 16 * 2**30}))
+    Correct (01-2): the worker starts moving data from GPU to host memory above that many bytes.
     >>> judge("01-2", {"spill_at": [1, 2]}).correct
     False
     """
@@ -84,7 +85,12 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
-        return Verdict(False, True, f"Not yet ({key}): your answer could not be checked ({type(err).__name__}: {first}). Hint: {exercise.hint}")
+        return Verdict(
+            False,
+            True,
+            f"Not yet ({key}): your answer could not be checked ({type(err).__name__}: {first}). Where to look: {exercise.hint} "
+            f"Stuck? exercises.solution({key!r}) prints an answer.",
+        )
     return Verdict(True, True, f"Correct ({key}): {text}")
 
 

@@ -1,228 +1,187 @@
-"""Exercises of notebooks 05-08: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
+"""Exercises of notebooks 03-05: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .catalog_a import host, in_memory, is_lazy, size_answer
+import dask
+
+from .evidence import fingerprint, same_fingerprint
+from .judging import host, is_lazy, require_computed, require_one_submission, require_persisted
 from .model import Exercise, Hint
-from .values import as_fraction, as_number, close
+from .values import as_number
+
+# --- 03 · dataframes and groupby ---------------------------------------------------------------------
+
+
+def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
+    """A :class:`Hint` unless ``got`` is a computed Series equal to ``expected`` (one value per name, any order)."""
+    require_computed(got, name)
+    if hasattr(got, "columns"):
+        raise Hint(f"{name} is a DataFrame (several columns): select the one column the question is about before aggregating.")
+    if not (hasattr(got, "index") and hasattr(got, "sum")):
+        raise Hint(f"{name} should be a Series with one value per name; a {type(got).__name__} is not one.")
+    got, expected = host(got).sort_index(), host(expected).sort_index()
+    if len(got) != len(expected):
+        raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
+    if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
+        raise Hint(wrong)
+
+
+def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    wrong = "one value per name, but not the largest y of each: check which column and which aggregation you used."
+    _per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong)
+    return "the largest y of each name."
+
+
+def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fast = ans["ddf_fast"]
+    require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
+    if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
+        raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
+    wrong = "those are not the means of x per name over all of ddf's rows: check the column, the aggregation, and that ddf_fast holds every row."
+    _per_name(ans["mean_x_by_name"], "mean_x_by_name", ns["ddf"].groupby("name").x.mean().compute(), wrong)
+    return "ddf_fast holds its partitions in worker memory, and the means come from it."
+
+
+# --- 04 · map_partitions -----------------------------------------------------------------------------
+
+
+def _unchanged(ns: dict[str, Any]) -> None:
+    ddf, before = ns["ddf"], ns.get("ddf_fingerprint")
+    redo = "Re-run the cell that builds and persists ddf (and its fingerprint), then fix demean so it leaves its argument as it was."
+    if before is not None:
+        change = same_fingerprint(before, fingerprint(ddf))
+    else:  # no fingerprint in the notebook: compare with what ddf says its columns are
+        columns = [str(c) for c in ddf.partitions[0].compute().columns]
+        change = None if columns == [str(c) for c in ddf.columns] else "it has columns ddf does not declare"
+    if change:
+        raise Hint(
+            f"partition 0 of the persisted ddf has changed since it was persisted: {change}. A function mapped over "
+            f"partitions received the very frame kept in worker memory and wrote into it. {redo}"
+        )
+
+
+def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
+    if not callable(demean):
+        raise Hint(f"demean should be a function that takes one partition (a DataFrame); a {type(demean).__name__} is not.")
+    _unchanged(ns)
+    original = ddf.partitions[0].compute()
+    sample = original.copy()  # in-process workers may hand back the very object they hold
+    out = demean(sample)
+    if list(sample.columns) != list(original.columns) or not (host(sample["x"]) == host(original["x"])).all():
+        raise Hint(
+            "demean changed the frame it was given (an assignment into its argument). On a cluster that frame may be the "
+            "persisted data itself, which would then change for every later cell. demean must leave its argument as it "
+            "was and return a new frame."
+        )
+    if out is None or "x_demeaned" not in getattr(out, "columns", []):
+        raise Hint("demean should return the partition with a new column named x_demeaned (it returned none).")
+    if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
+        raise Hint(f"demeaned is a {type(demeaned).__name__}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
+    if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
+        raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
+    for i in (0, 1):
+        part = demeaned.partitions[i].compute()
+        wanted = host(part["x"] - part["x"].mean())
+        if not (abs(host(part["x_demeaned"]) - wanted) <= 1e-9).all():
+            raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
+        if abs(float(part["x_demeaned"].mean())) > 1e-9:
+            raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
+    _unchanged(ns)
+    return "every partition's x_demeaned averages to 0, and the persisted ddf is unchanged (checked against its fingerprint)."
+
+
+def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    ddf, value = ns["ddf"], ans["rows_in_partition_2"]
+    require_computed(value, "rows_in_partition_2")
+    number = as_number(value)
+    if number is None or number != int(number):
+        raise Hint(f"rows_in_partition_2 should be a whole number of rows; a {type(value).__name__} is not.")
+    expected = len(ddf.partitions[2])
+    if int(number) == expected:
+        return "the number of rows of that one partition."
+    if int(number) == len(ddf):
+        raise Hint("that is the number of rows of the whole frame; the question asks about one partition.")
+    if int(number) == ddf.npartitions:
+        raise Hint("that is the number of partitions; the question asks how many rows ONE partition has.")
+    raise Hint("that is not the row count of partition 2: select that one partition (counting from 0) and take its length.")
+
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
 
 def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     best = ans["best_single_feature"]
+    require_one_submission(ns, ans["single_fits"], "single_fits")
+    results = dask.compute(*ans["single_fits"])
+    features = [f for f in ns["features"]]
+    if sorted(tuple(r[0]) for r in results) != sorted((f,) for f in features):
+        raise Hint("single_fits should hold one fit per feature, each with ONE feature (a tuple of length one).")
     if isinstance(best, (tuple, list)) and len(best) == 1:
         best = best[0]
-    if not isinstance(best, str):
-        raise Hint(f"best_single_feature should be a column name such as 'x3', not {best!r}.")
-    if best.strip() != "x1":
-        raise Hint(
-            f"{best!r} is not the best: y = 2*x0 - 3*x1 + noise, so the feature with the larger |coefficient| "
-            "explains more; fit one model per feature and take the highest R² (result[3])."
-        )
-    return "x1, the feature with the larger coefficient in y = 2*x0 - 3*x1 + noise."
+    if not isinstance(best, str) or best not in features:
+        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); a {type(best).__name__} that is not one of them is not it.")
+    r2 = {r[0][0]: float(r[3]) for r in results}
+    if r2[best] < max(r2.values()):
+        worst = " it has the LOWEST R²." if r2[best] == min(r2.values()) else ""
+        raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
+    return "the single feature with the highest R², from fits that ran together on the cluster."
 
 
 def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     results = ans["x0_results"]
     if is_lazy(results) or (isinstance(results, (list, tuple)) and any(is_lazy(r) for r in results)):
-        raise Hint("x0_results still holds Delayed objects: pass them to dask.compute(*lazy_fits).")
+        raise Hint("x0_results still holds lazy (Delayed) objects: nothing ran yet. Store the computed results.")
+    require_one_submission(ns, ans["lazy_fits"], "lazy_fits")
     if not isinstance(results, (list, tuple)):
-        raise Hint(f"x0_results should be the tuple returned by dask.compute(*lazy_fits), not {type(results).__name__}.")
-    expected = len([f for f in ns["features"] if f != "x0"])
-    if len(results) != expected:
-        raise Hint(f"expected {expected} results (x0 with each other feature), got {len(results)}.")
-    pairs = [r[0] for r in results]
-    if not all("x0" in pair and len(pair) == 2 for pair in pairs):
-        raise Hint(f"each result should be a pair containing 'x0', e.g. ('x0', 'x5'); got {pairs[:3]}...")
-    return f"{expected} models fitted in one dask.compute call."
-
-
-# --- 06 · persist vs compute -------------------------------------------------------------------------
-
-
-def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    import dask.array as da
-    import numpy as np
-
-    persisted, local = ans["col_sums_persisted"], ans["col_sums_local"]
-    if not isinstance(persisted, da.Array):
-        raise Hint(f"col_sums_persisted should still be a Dask array (.persist()), not {type(persisted).__name__}.")
-    if not in_memory(persisted):
-        raise Hint("col_sums_persisted still has work to do in its graph: did you .persist() it?")
-    if not isinstance(local, np.ndarray):
-        raise Hint(f"col_sums_local should be a NumPy array, not {type(local).__name__}: to_host(col_sums.compute()).")
-    n_cols = int(ns["N_COLS"])
-    if local.shape != (n_cols,):
-        raise Hint(f"expected one sum per column, shape ({n_cols},), got {local.shape}: x.sum(axis=0).")
-    expected = host(ns["x"].sum(axis=0).compute())
-    if not np.allclose(local, expected) or not np.allclose(host(persisted.compute()), expected):
-        raise Hint("these are not the column sums of x: x.sum(axis=0).")
-    return f"persisted on the workers, and a local copy of {n_cols} values."
-
-
-def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    given = as_fraction(ans["fraction"])
-    info = ns["session"].client.scheduler_info(n_workers=-1)["workers"].values()
-    expected = ns["x"].nbytes / sum(int(w["memory_limit"]) for w in info)
-    if given is None:
-        raise Hint(f"fraction should be a number such as 0.25 or a string such as '25%', not {ans['fraction']!r}.")
-    if close(given / 100, expected, rel=0.02, abs_=5e-4) and given > 1:
-        raise Hint(f"{given} looks like a percentage: write '{given}%' or {given / 100:.4f}.")
-    if not close(given, expected, rel=0.02, abs_=5e-4):
-        raise Hint(f"{given:.4f} is not it: x.nbytes divided by the sum of the workers' memory limits (scheduler_info()['workers'][...]['memory_limit']).")
-    return f"x takes {expected:.1%} of the workers' memory limits."
-
-
-# --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
-
-
-def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    got = ans["rows_per_name"]
-    if is_lazy(got):
-        raise Hint("rows_per_name is still lazy: call .compute().")
-    if not (hasattr(got, "index") and hasattr(got, "sum")) or hasattr(got, "columns"):
-        raise Hint(f"rows_per_name should be a Series indexed by code (.size()), not {type(got).__name__}.")
-    codes = len(ns["lookups"]["name"])
-    if len(got) != codes:
-        raise Hint(f"expected one count per name code ({codes}), got {len(got)}: group by 'name'.")
-    total = int(host(got).sum())
-    if total != int(ns["N_INPUT_ROWS"]):
-        raise Hint(f"the counts add up to {total}, not {ns['N_INPUT_ROWS']}: use .size().")
-    return f"{codes} codes, {total} rows."
-
-
-def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    medians = ns["medians"]
-    expected = medians[min(medians)] / medians[max(medians)]
-    given = as_number(ans["speed_up"])
-    if given is None:
-        raise Hint(f"speed_up should be a number such as 1.3 (or '1.3x'), not {ans['speed_up']!r}.")
-    if close(given, 1 / expected, rel=0.02):
-        raise Hint("that is the inverse: speed-up = time on 1 worker / time on N workers.")
-    if not close(given, expected, rel=0.02):
-        raise Hint(f"{given} is not it: divide the median time on 1 worker by the median on {max(medians)}.")
-    return f"{expected:.2f}x on {max(medians)} workers (efficiency {expected / max(medians):.2f})."
-
-
-# --- 08 · scripts and clusters -----------------------------------------------------------------------
-
-
-def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    got = ans["script_options"]
-    if not isinstance(got, dict):
-        raise Hint(f"script_options should be the dict from options_from_args(args), not {type(got).__name__}.")
-    if as_number(got.get("n_workers")) != 4:
-        raise Hint(f"n_workers is {got.get('n_workers')!r}: --n-workers 4.")
-    size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", rel=0.001)
-    if not close(as_fraction(got.get("rmm_pool_size")), 0.5, abs_=1e-9):
-        raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: half of each GPU, --rmm-pool-size 0.5.")
-    if got.get("scheduler_file") != "/shared/scheduler.json":
-        raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: --scheduler-file /shared/scheduler.json.")
-    extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
-    if extra:
-        raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
-    return "four flags, the same names as start_cluster's keywords with dashes."
-
-
-def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    names = ans["slot_workers"]
-    if is_lazy(names) or (isinstance(names, (list, tuple)) and any(hasattr(n, "key") for n in names)):
-        raise Hint("slot_workers holds futures: gather them (session.client.gather(futures)).")
-    if not isinstance(names, (list, tuple)) or len(names) != 4:
-        raise Hint(f"slot_workers should be a list of 4 worker names, got {names!r}.")
-    if set(map(str, names)) != {"with-slot"}:
-        raise Hint(f"tasks ran on {sorted(set(map(str, names)))}: ask for the resource, resources={{'GPU_SLOT': 1}}.")
-    return "all 4 tasks ran on the worker that has the GPU_SLOT resource."
+        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not a {type(results).__name__}.")
+    expected = sorted(f for f in ns["features"] if f != "x0")
+    if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
+        results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list
+    if len(results) != len(expected):
+        raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
+    pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]
+    others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
+    if others != expected:
+        raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
+    return f"{len(expected)} models, sent to the cluster in one submission and run side by side."
 
 
 EXERCISES = [
+    Exercise("03-1", ("max_y_by_name",), 'max_y_by_name = ddf.groupby("name").y.max().compute()\n', _judge_03_1, "a groupby on ddf, one column, computed."),
+    Exercise(
+        "03-2",
+        ("ddf_fast", "mean_x_by_name"),
+        'ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby("name").x.mean().compute()\n',
+        _judge_03_2,
+        "one call keeps ddf's partitions in worker memory; the groupby then starts from ddf_fast.",
+    ),
+    Exercise(
+        "04-1",
+        ("demean", "demeaned"),
+        'def demean(df):\n    return df.assign(x_demeaned=df["x"] - df["x"].mean())  # a new frame\n\n\ndemeaned = ddf.map_partitions(demean)\n',
+        _judge_04_1,
+        "demean receives one pandas/cuDF frame and returns a new one; map it over ddf.",
+    ),
+    Exercise(
+        "04-2", ("rows_in_partition_2",), "rows_in_partition_2 = len(ddf.partitions[2].compute())\n", _judge_04_2, "ddf.partitions[...] selects partitions."
+    ),
     Exercise(
         "05-1",
-        ("best_single_feature",),
-        "single = dask.compute(*[fit_ols(data_future, (name,)) for name in features])\nbest_single_feature = max(single, key=lambda result: result[3])[0][0]\n",
+        ("single_fits", "best_single_feature"),
+        "single_fits = [fit_ols(data_future, (name,)) for name in features]\n"
+        "single = dask.compute(*single_fits)\n"
+        "best_single_feature = max(single, key=lambda result: result[3])[0][0]\n",
         _judge_05_1,
-        "fit_ols(data_future, (name,)) per feature, dask.compute them, keep the name with the best R².",
+        "a list of fit_ols calls, one per feature, computed together; then compare R².",
     ),
     Exercise(
         "05-2",
-        ("x0_results",),
+        ("lazy_fits", "x0_results"),
         'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\n',
         _judge_05_2,
-        "a list of fit_ols(data_future, ('x0', f)) calls, then dask.compute(*that_list).",
-    ),
-    Exercise(
-        "06-1",
-        ("col_sums_persisted", "col_sums_local"),
-        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())\n",
-        _judge_06_1,
-        "col_sums.persist() for one, to_host(col_sums.compute()) for the other.",
-    ),
-    Exercise(
-        "06-2",
-        ("fraction",),
-        'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\nfraction = x.nbytes / sum(w["memory_limit"] for w in workers)\n',
-        _judge_06_2,
-        "x.nbytes / total memory limit, as 0.25 or '25%'.",
-    ),
-    Exercise(
-        "07-1",
-        ("rows_per_name",),
-        'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n',
-        _judge_07_1,
-        "dd.read_parquet(PROCESSED).groupby('name').size().compute().",
-    ),
-    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2, "medians[1] / medians[N], a number."),
-    Exercise(
-        "08-1",
-        ("script_options",),
-        'args = parser.parse_args(["--n-workers", "4", "--memory-limit", "8GiB", "--rmm-pool-size", "0.5",\n'
-        '                          "--scheduler-file", "/shared/scheduler.json"])\n'
-        "script_options = options_from_args(args)\n",
-        _judge_08_1,
-        "parser.parse_args([...flags...]) then options_from_args(args).",
-    ),
-    Exercise(
-        "08-2",
-        ("slot_workers",),
-        'futures = session.client.map(where_am_i, range(4), resources={"GPU_SLOT": 1}, pure=False)\nslot_workers = session.client.gather(futures)\n',
-        _judge_08_2,
-        "session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False), then gather.",
-    ),
-]
-
-
-# --- 09 · GPU-first ------------------------------------------------------------------------------------
-
-
-def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    total = ans["total_future"]
-    if not (hasattr(total, "result") and hasattr(total, "key")):
-        raise Hint(
-            f"total_future should be a Future (client.submit(sum, futures)), not {type(total).__name__}: keep the work on the cluster, do not gather first."
-        )
-    value = total.result(timeout=60)
-    if as_number(value) != sum(i * i for i in range(10)):
-        raise Hint(f"the future holds {value!r}, not the sum of the squares of 0..9: client.map(square, range(10)), then client.submit(sum, those_futures).")
-    return "the sum ran on a worker, from futures that never came to the notebook."
-
-
-def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    size_answer(ans["partition_bytes"], 4 * 2**30, "partition_bytes")
-    return "one eighth of 32 GiB is 4 GiB: several partitions, their copies and a shuffle's buffers still fit."
-
-
-EXERCISES += [
-    Exercise(
-        "09-1",
-        ("total_future",),
-        "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)\n",
-        _judge_09_1,
-        "session.client.map(square, range(10)), then session.client.submit(sum, the_futures).",
-    ),
-    Exercise(
-        "09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2, "32 GiB times 0.125, as bytes or a size string such as '4GiB'."
+        "build the list first, then hand all of it to Dask at once.",
     ),
 ]

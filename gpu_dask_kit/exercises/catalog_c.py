@@ -1,0 +1,245 @@
+"""Exercises of notebooks 06-09: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dask.utils import funcname
+
+from .evidence import resource_restrictions, task_inputs
+from .judging import host, is_lazy, require_computed, require_persisted, size_answer
+from .model import Exercise, Hint
+from .values import as_bytes, as_fraction, as_number, close
+
+# --- 06 · persist vs compute -------------------------------------------------------------------------
+
+
+def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    import numpy as np
+
+    persisted, local = ans["col_sums_persisted"], ans["col_sums_local"]
+    require_persisted(persisted, "col_sums_persisted", "Keep the values on the workers: ask Dask to compute them there and hold them.")
+    require_computed(local, "col_sums_local")
+    if type(local).__module__.startswith("cupy"):
+        raise Hint("col_sums_local is a CuPy array: its values are in GPU memory. Bring them to host memory (to_host) for a NumPy array.")
+    if not isinstance(local, np.ndarray):
+        raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); a {type(local).__name__} is not.")
+    n_cols = int(ns["N_COLS"])
+    if local.shape != (n_cols,):
+        raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
+    expected = host(ns["x"].sum(axis=0).compute())
+    if not np.allclose(local, expected):
+        raise Hint("col_sums_local has one value per column, but not the column sums of x.")
+    if not np.allclose(host(persisted.compute()), expected):
+        raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
+    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
+
+
+def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    import psutil
+
+    value = ans["fraction"]
+    require_computed(value, "fraction")
+    given = as_fraction(value)
+    limits = [int(w["memory_limit"]) for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values()]
+    x = ns["x"]
+    expected = x.nbytes / sum(limits)
+    if given is None:
+        raise Hint(f"fraction should be a number (a fraction) or a percent string; a {type(value).__name__} is not.")
+    if close(given, expected, rel=0.03):
+        return "x's share of the workers' memory limits together."
+    wrong = {
+        "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
+        "upside down: the memory limits divided by x": 1 / given if given else 0,
+        "x's share of ONE worker's limit; the question asks for all workers together": given * limits[0] / sum(limits),
+        "a count of elements, not bytes: take x's size in bytes": given * x.nbytes / x.size,
+        "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
+    }
+    for why, meant in wrong.items():
+        if close(meant, expected, rel=0.03):
+            raise Hint(f"that looks like {why}.")
+    if close(given, expected, rel=0.2):
+        raise Hint("close, but not within 2%: was it rounded or typed in? Compute it from x and the workers' limits.")
+    raise Hint("that is not it: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")
+
+
+# --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
+
+
+def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    got = ans["rows_per_name"]
+    require_computed(got, "rows_per_name")
+    if hasattr(got, "columns"):
+        raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
+    if not (hasattr(got, "index") and hasattr(got, "sum")):
+        raise Hint(f"rows_per_name should be a Series with one count per name code; a {type(got).__name__} is not.")
+    got = host(got)
+    codes = set(ns["lookups"]["name"].values())
+    if not set(got.index) <= codes:
+        raise Hint("the index is not the name codes: count the PROCESSED data (where names became codes), not the raw input.")
+    if len(got) != len(codes):
+        raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
+    total = int(got.sum())
+    if total != int(ns["N_INPUT_ROWS"]):
+        raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
+    return f"one count per code, {len(codes)} codes, every row counted once."
+
+
+def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    medians = ns["medians"]
+    n = max(medians)
+    expected = medians[min(medians)] / medians[n]
+    value = ans["speed_up"]
+    require_computed(value, "speed_up")
+    given = as_number(value)
+    if given is None:
+        raise Hint(f"speed_up should be a number (how many times faster); a {type(value).__name__} is not.")
+    if close(given, expected, rel=0.005):
+        return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
+    if close(given, 1 / expected, rel=0.005):
+        raise Hint("that is the inverse: a speed-up above 1 means faster, so the time on ONE worker goes on top.")
+    if close(given, expected / n, rel=0.005):
+        raise Hint("that is the efficiency (speed-up per worker); the question asks for the speed-up itself.")
+    if close(given, medians[min(medians)] - medians[n], rel=0.005):
+        raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
+    if close(given, expected, rel=0.05):
+        raise Hint("close, but not from the unrounded medians: compute it from medians rather than typing rounded numbers.")
+    raise Hint("that is not it: use the median times in medians, one worker against the largest cluster.")
+
+
+# --- 08 · scripts and clusters -----------------------------------------------------------------------
+
+
+def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    got = ans["script_options"]
+    if hasattr(got, "__dict__") and not isinstance(got, dict) and hasattr(got, "n_workers"):
+        raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
+    if not isinstance(got, dict):
+        raise Hint(f"script_options should be the dict options_from_args returns; a {type(got).__name__} is not.")
+    if as_number(got.get("n_workers")) != 4:
+        raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
+    size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
+    pool = as_fraction(got.get("rmm_pool_size"))
+    if not close(pool, 0.5, abs_=1e-9):
+        raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction).")
+    if got.get("scheduler_file") != "/shared/scheduler.json":
+        raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")
+    extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
+    if extra:
+        raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
+    return "four flags, parsed by the same parser a script uses."
+
+
+def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    futures, names = ans["slot_futures"], ans["slot_workers"]
+    if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
+        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is a {type(futures).__name__}.")
+    asked = resource_restrictions(list(futures))
+    if any(not a for a in asked):
+        raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")
+    if any(a["workers"] for a in asked):
+        raise Hint(
+            "the tasks are pinned to workers by name: the scheduler may use only those, whatever they have. Ask for what "
+            "the task NEEDS instead, and let the scheduler find the workers that offer it."
+        )
+    wanted = [a["resources"] for a in asked]
+    if not all(w == {"GPU_SLOT": 1} for w in wanted):
+        have = sorted({r for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values() for r in w.get("resources", {})})
+        raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
+    if len(futures) != 4:
+        raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")
+    if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
+        raise Hint("slot_workers holds futures: gather their results into the notebook.")
+    if not isinstance(names, (list, tuple)) or len(names) != 4:
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {type(names).__name__}.")
+    if [str(n) for n in names] != [str(f.result()) for f in futures]:
+        raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    return "every task asked for a GPU_SLOT, and ran where one is offered."
+
+
+# --- 09 · GPU-first ----------------------------------------------------------------------------------
+
+
+def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    total = ans["total_future"]
+    if not (hasattr(total, "result") and hasattr(total, "key")):
+        raise Hint(
+            f"total_future is a {type(total).__name__}: the value is here in the notebook. The question wants the Future "
+            "of a task that adds up on a worker, without calling .result() or gathering."
+        )
+    inputs = task_inputs(total)
+    if inputs is None:
+        raise Hint("the scheduler does not know that future's task any more: run your answer cell again, then this check.")
+    square = funcname(ns["square"]) + "-"
+    computed = [k for k in inputs if str(k).startswith(square)]
+    if not inputs:
+        raise Hint(
+            "that task's inputs are plain values sent from this notebook: the squares came back here first (gathered, or "
+            ".result()), then went out again. Pass the square futures themselves to the summing task."
+        )
+    if len(computed) != len(inputs):
+        raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
+    if len(computed) != 10:
+        raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
+    value = total.result(timeout=60)
+    if as_number(value) != sum(i * i for i in range(10)):
+        raise Hint("the summing task returns something else than the sum of its inputs: use sum.")
+    return "the squares stayed on the workers and a task there added them up."
+
+
+def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
+    if given is not None and close(given, 32 * 2**30, rel=0.001):
+        raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")
+    size_answer(ans["partition_bytes"], 4 * 2**30, "partition_bytes", "Take NVTabular's fraction of the GPU's 32 GiB (GiB = 2**30 bytes).")
+    return "partitions this size leave room for their copies and a shuffle's buffers."
+
+
+EXERCISES = [
+    Exercise(
+        "06-1",
+        ("col_sums_persisted", "col_sums_local"),
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())\n",
+        _judge_06_1,
+        "one of them stays a Dask array held on the workers; the other comes back to the notebook.",
+    ),
+    Exercise(
+        "06-2",
+        ("fraction",),
+        'workers = session.client.scheduler_info(n_workers=-1)["workers"].values()\nfraction = x.nbytes / sum(w["memory_limit"] for w in workers)\n',
+        _judge_06_2,
+        "x's size in bytes, and the workers' memory limits from scheduler_info.",
+    ),
+    Exercise(
+        "07-1",
+        ("rows_per_name",),
+        'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n',
+        _judge_07_1,
+        "read the processed Parquet with dask.dataframe, group, count, compute.",
+    ),
+    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2, "a ratio of two entries of medians."),
+    Exercise(
+        "08-1",
+        ("script_options",),
+        'args = parser.parse_args(["--n-workers", "4", "--memory-limit", "8GiB", "--rmm-pool-size", "0.5",\n'
+        '                          "--scheduler-file", "/shared/scheduler.json"])\n'
+        "script_options = options_from_args(args)\n",
+        _judge_08_1,
+        "parser.parse_args takes the flags as a list of strings; options_from_args turns the result into a dict.",
+    ),
+    Exercise(
+        "08-2",
+        ("slot_futures", "slot_workers"),
+        'slot_futures = session.client.map(where_am_i, range(4), resources={"GPU_SLOT": 1}, pure=False)\nslot_workers = session.client.gather(slot_futures)\n',
+        _judge_08_2,
+        "session.client.map takes the same scheduling keywords as the cells above; gather brings results back.",
+    ),
+    Exercise(
+        "09-1",
+        ("total_future",),
+        "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)\n",
+        _judge_09_1,
+        "session.client.map returns futures; a task may take a list of futures as its input.",
+    ),
+    Exercise("09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2, "a size: bytes as an int, or a string with a unit."),
+]

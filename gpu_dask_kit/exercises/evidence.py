@@ -1,0 +1,156 @@
+"""What the learner's code did on the cluster, read from the scheduler's own records (evidence for the judges).
+
+Nothing here needs a plugin registered before the answer cell ran: the scheduler keeps its recent state
+transitions (``Scheduler.story``, the last ``distributed.admin.low-level-log-length`` of them) and the state,
+inputs and restrictions of every task a client still holds. Every function returns plain data, or ``None``
+where there is no cluster to ask; the judges turn that into a hint.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from dask.core import flatten
+from dask.task_spec import Alias, DataNode
+from distributed import futures_of, wait
+
+__all__ = ["client_of", "persisted", "submissions", "task_inputs", "resource_restrictions", "fingerprint", "same_fingerprint"]
+
+WAIT = 60  # seconds a judge waits for the learner's tasks to finish before it reads their records
+SUBMISSION = "update-graph"  # the scheduler's stimulus id of one graph submission (Client.compute, persist, submit, ...)
+
+
+def client_of(namespace: dict[str, Any], *values: Any) -> Any:
+    """The client behind the notebook's ``session``, the futures among ``values``, or the default one; else None."""
+    from distributed import futures_of, get_client
+
+    session_client = getattr(namespace.get("session"), "client", None)
+    if session_client is not None:
+        return session_client
+    for value in values:
+        try:
+            futures = futures_of(value)
+        except Exception:
+            futures = []
+        if futures:
+            return futures[0].client
+    try:
+        return get_client()
+    except ValueError:
+        return None
+
+
+def _keys(collection: Any) -> list[Any]:
+    return list(flatten(collection.__dask_keys__()))
+
+
+def _states(dask_scheduler: Any, keys: list[Any]) -> dict[Any, str]:
+    return {key: (dask_scheduler.tasks[key].state if key in dask_scheduler.tasks else "unknown") for key in keys}
+
+
+def persisted(collection: Any) -> str | None:
+    """None when every partition of ``collection`` is a result held in worker memory; else what is not.
+
+    A lazy step on top of persisted data (``ddf[ddf.x > 0]`` of a persisted ``ddf``) has futures too
+    (``futures_of`` finds its inputs), but its own partitions are still tasks to run: that is "not persisted".
+    """
+    futures = futures_of(collection)
+    if not futures:
+        return "none of its partitions is in worker memory: it is a recipe (a task graph), nothing ran yet"
+    held = {f.key for f in futures}
+    try:
+        wait(futures, timeout=WAIT)
+    except TimeoutError:
+        pass  # reported below as "not in worker memory (still running)"
+    graph = collection.__dask_graph__()
+    work = [k for k in graph if k not in held and not isinstance(graph[k], (Alias, DataNode))]
+    if work:
+        return f"it is still lazy: {len(work)} of its tasks would run again each time it is used (its inputs are persisted, it is not)"
+    states = futures[0].client.run_on_scheduler(_states, keys=sorted(held, key=str))
+    lost = [k for k, s in states.items() if s != "memory"]
+    return f"{len(lost)} of its {len(held)} partitions are not in worker memory (still running, or lost)" if lost else None
+
+
+def _latest_submissions(dask_scheduler: Any, keys: list[Any]) -> dict[Any, str]:
+    """Per key, the stimulus id of the latest graph submission that created it (absent: no record)."""
+    latest: dict[Any, tuple[float, str]] = {}
+    for t in dask_scheduler.story(*keys):
+        if t.stimulus_id.startswith(SUBMISSION) and t.start == "released" and t.key in keys:
+            if t.key not in latest or t.timestamp > latest[t.key][0]:
+                latest[t.key] = (t.timestamp, t.stimulus_id)
+    return {key: stimulus for key, (_, stimulus) in latest.items()}
+
+
+def submissions(client: Any, lazy: list[Any]) -> tuple[int, int]:
+    """(graph submissions that ran the ``lazy`` objects' keys, how many of those keys the scheduler never ran).
+
+    ``dask.compute(*lazy)`` is one submission; ``[l.compute() for l in lazy]`` is ``len(lazy)``; code that never
+    used the cluster leaves every key unrecorded.
+    """
+    keys = [k for obj in lazy for k in _keys(obj)]
+    found = client.run_on_scheduler(_latest_submissions, keys=keys)
+    return len(set(found.values())), len([k for k in keys if k not in found])
+
+
+def _inputs(dask_scheduler: Any, key: Any) -> list[Any] | None:
+    ts = dask_scheduler.tasks.get(key)
+    if ts is None:
+        return None
+    spec = getattr(ts.run_spec, "dependencies", None) or ()
+    return sorted({d.key for d in ts.dependencies} | set(spec), key=str)
+
+
+def task_inputs(future: Any) -> list[Any] | None:
+    """The keys the task behind ``future`` took as inputs (None: the scheduler does not know the task)."""
+    try:
+        wait([future], timeout=WAIT)  # the submission reaches the scheduler on another connection than this question
+    except TimeoutError:
+        pass
+    return future.client.run_on_scheduler(_inputs, key=future.key)
+
+
+def _restrictions(dask_scheduler: Any, keys: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for key in keys:
+        ts = dask_scheduler.tasks.get(key)
+        out.append({} if ts is None else {"resources": dict(ts.resource_restrictions or {}), "workers": sorted(ts.worker_restrictions or ()), "known": True})
+    return out
+
+
+def resource_restrictions(futures: list[Any]) -> list[dict[str, Any]]:
+    """Per future: the resources its task asked for and the workers it was pinned to (empty dict: unknown task).
+
+    Tasks that ask for a resource no worker has never finish, so this does not wait for them to end; it asks
+    again for a few seconds while the scheduler has not received them yet.
+    """
+    for _ in range(50):
+        asked = futures[0].client.run_on_scheduler(_restrictions, keys=[f.key for f in futures])
+        if all(asked):
+            return asked
+        time.sleep(0.1)
+    return asked
+
+
+def fingerprint(ddf: Any) -> dict[str, Any]:
+    """A small record of partition 0 of a (persisted) Dask DataFrame: its columns, rows and column sums.
+
+    Taken right after ``persist()`` in the notebook, it lets a judge tell later whether that partition, as held
+    in worker memory, was changed in place.
+    """
+    from ..compute import to_host
+
+    part = to_host(ddf.partitions[0].compute())
+    numeric = [c for c in part.columns if str(part[c].dtype) != "object" and "str" not in str(part[c].dtype)]
+    return {"columns": [str(c) for c in part.columns], "rows": len(part), "sums": {str(c): float(part[c].sum()) for c in numeric}}
+
+
+def same_fingerprint(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    """None when the two records agree; else what changed, in words."""
+    if before["columns"] != after["columns"]:
+        added = [c for c in after["columns"] if c not in before["columns"]]
+        return f"it has {'new columns ' + ', '.join(added) if added else 'different columns'}"
+    if before["rows"] != after["rows"]:
+        return "its number of rows changed"
+    changed = [c for c, s in before["sums"].items() if abs(after["sums"].get(c, float("nan")) - s) > 1e-9 * max(1.0, abs(s))]
+    return f"the values of column {', '.join(changed)} changed" if changed else None

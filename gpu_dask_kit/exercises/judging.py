@@ -1,0 +1,111 @@
+"""Shared pieces of the judges: lazy or not, host copies, sizes, and the evidence checks phrased as hints.
+
+Hints teach in steps: first what is wrong in kind, then where to look; never the answer itself (that is
+``exercises.solution(key)``), so no hint quotes an expected value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from distributed import futures_of
+
+from .evidence import client_of, persisted, submissions
+from .model import Hint
+from .values import as_bytes, close, unit_mixup
+
+__all__ = ["MAX_TASKS", "is_lazy", "host", "size_answer", "require_persisted", "require_one_submission", "require_computed"]
+
+MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
+
+
+def is_lazy(value: Any) -> bool:
+    """True for a Dask collection (something with a task graph).
+
+    >>> import dask.array as da
+    >>> is_lazy(da.ones(3)), is_lazy(3)
+    (True, False)
+    """
+    return hasattr(value, "__dask_graph__") and callable(value.__dask_graph__)
+
+
+def host(value: Any) -> Any:
+    """A host (NumPy/pandas) copy of a computed value, whatever the backend."""
+    from ..compute import to_host
+
+    return to_host(value)
+
+
+def size_answer(value: Any, expected: int, name: str, look: str) -> int:
+    """The answer in bytes when it means ``expected``; a :class:`Hint` in steps otherwise (never the value).
+
+    ``look`` says where the right number comes from. The tolerance is 1%: a size rounded to 3 digits passes.
+    """
+    if is_lazy(value):
+        raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
+    given = as_bytes(value)
+    if given is None:
+        raise Hint(
+            f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; a {type(value).__name__} is neither. {look}"
+        )
+    if close(given, expected, rel=0.01):
+        return given
+    mixup = unit_mixup(given, expected)
+    if mixup:
+        raise Hint(f"{name} has the right digits in the wrong unit: {mixup}")
+    if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
+        raise Hint(f"{name} looks like a fraction; the question asks for an amount of memory (bytes, or a size string). {look}")
+    if given < 1024 <= expected:
+        raise Hint(f"{name} is read as a few bytes: a bare number is a count of bytes. Give a size string with its unit, or the bytes. {look}")
+    direction = "larger" if given > expected else "smaller"
+    raise Hint(f"{name} is {direction} than it should be. {look}")
+
+
+def require_persisted(value: Any, name: str, how: str) -> None:
+    """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
+    if not is_lazy(value):
+        raise Hint(
+            f"{name} is a {type(value).__name__}: its values came back to this notebook. The question wants them kept on the "
+            f"workers, as a Dask collection that holds results instead of a recipe. {how}"
+        )
+    problem = persisted(value)
+    if problem:
+        raise Hint(f"{name} is not persisted: {problem}. {how}")
+
+
+def require_computed(value: Any, name: str) -> None:
+    """A :class:`Hint` when ``value`` is still a Dask collection or holds futures (not a computed result)."""
+    if is_lazy(value) and futures_of(value) and not persisted(value):
+        raise Hint(f"{name} is a Dask collection whose values are held on the workers: bring them to this notebook and store that.")
+    if is_lazy(value):
+        raise Hint(f"{name} is still lazy: it describes the computation, nothing ran yet. Ask Dask for the result and store that.")
+    if hasattr(value, "key") and hasattr(value, "result"):
+        raise Hint(f"{name} is a Future: the result is on a worker. Bring it to the notebook and store the value.")
+
+
+def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> None:
+    """A :class:`Hint` unless every Delayed in ``lazy`` ran on the cluster in ONE graph submission (latest run)."""
+    from dask.delayed import Delayed
+
+    if not isinstance(lazy, (list, tuple)) or not lazy or not all(isinstance(d, Delayed) for d in lazy):
+        raise Hint(
+            f"{name} should be a list of delayed calls, built before anything runs (calling a delayed function gives "
+            f"a Delayed object); it is a {type(lazy).__name__}{' of ' + type(lazy[0]).__name__ if isinstance(lazy, (list, tuple)) and lazy else ''}."
+        )
+    client = client_of(namespace, *lazy)
+    if client is None:
+        raise Hint("there is no cluster to ask: run the notebook's set-up cells (the session), then your answer cell again.")
+    n, unrecorded = submissions(client, list(lazy))
+    if unrecorded == sum(1 for _ in lazy) or n == 0:
+        raise Hint(
+            f"the scheduler has no record of running {name}: the results were computed some other way (in this notebook, "
+            f"or from other objects than {name}). Compute the objects in {name} themselves, on the cluster. (If you did, "
+            "run your answer cell again and this check right after: the scheduler keeps only its latest steps.)"
+        )
+    if unrecorded:
+        raise Hint(f"only some of {name} ran on the cluster ({unrecorded} did not): compute all of them.")
+    if n > 1:
+        raise Hint(
+            f"{name} reached the scheduler in {n} separate submissions, one .compute() after another: each waits for the "
+            f"previous one, so they cannot run side by side. Hand ALL of them to Dask in a single call (see the lesson above)."
+        )

@@ -1,0 +1,174 @@
+"""The wrong-answer corpus: for every exercise, plausible wrong answers written as a learner writes them (the
+anti-pattern the exercise is about, the right value reached the wrong way, wrong types and units, a value typed
+in by hand, no cluster at all) are each rejected with a hint that does not contain the answer; right answers in
+two different styles pass. Each answer is code, run in a notebook-like namespace on one real in-process cluster
+(threads: no process to leak) with a worker that offers the GPU_SLOT resource, as in notebook 08.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import tempfile
+
+import dask
+import dask.array as da
+import numpy as np
+import pandas as pd
+import pytest
+from dask.utils import format_bytes
+
+import gpu_dask_kit as kit
+from gpu_dask_kit.exercises import EXERCISES, judge, solution
+from tests.test_exercises_cases import REVEALS, RIGHT, WRONG
+
+
+@pytest.fixture(scope="module", name="client")
+def corpus_client():
+    """Two in-process workers, 1 GiB each: "with-slot" offers one GPU_SLOT, "plain" offers nothing."""
+    from distributed import Client, Scheduler, SpecCluster, Worker
+
+    def worker(name, resources):
+        return {"cls": Worker, "options": {"nthreads": 1, "name": name, "memory_limit": "1GiB", "resources": resources}}
+
+    spec = {"with-slot": worker("with-slot", {"GPU_SLOT": 1}), "plain": worker("plain", {})}
+    with SpecCluster(workers=spec, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}}) as cluster, Client(cluster) as c:
+        c.wait_for_workers(2)
+        yield c
+
+
+class Session:
+    """What the judges read from a notebook's ``session``: its client."""
+
+    def __init__(self, client):
+        self.client = client
+
+
+def fit_one(data, feature_cols, target="y"):
+    """The notebook's model, in NumPy: (features, coefficients, intercept, R²)."""
+    X = np.column_stack([np.ones(len(data))] + [data[c].to_numpy() for c in feature_cols])
+    y = data[target].to_numpy()
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    r2 = 1 - ((y - X @ coef) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+    return tuple(feature_cols), coef[1:], float(coef[0]), float(r2)
+
+
+def square(i):
+    return i * i
+
+
+def where_am_i(i):
+    from distributed import get_worker
+
+    return str(get_worker().name)
+
+
+SEEDS = itertools.count(42)
+WORKDIR = tempfile.TemporaryDirectory(prefix="gdk-exercises-")  # notebook 07's Parquet; removed at exit
+
+
+def _frame():
+    """A persisted frame of 3 partitions, new data each time: a wrong answer that changes it in place harms no other case."""
+    return dask.datasets.timeseries(start="2000-01-01", end="2000-01-04", freq="600s", seed=next(SEEDS)).persist()
+
+
+def namespace(key, client):
+    """A fresh notebook-like namespace for ``key``: what its answer cell and its judge read."""
+    from distributed import wait
+
+    from gpu_dask_kit.exercises.evidence import fingerprint
+    from gpu_dask_kit.scripts import options_from_args
+
+    session = Session(client)
+    ns = {"dask": dask, "da": da, "np": np, "pd": pd, "kit": kit, "session": session, "client": client}
+    nb = key[:2]
+    if nb == "00":
+        ns["N"] = 1_000_000
+    elif nb == "02":
+        x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()
+        u, s, v = dask.persist(*da.linalg.svd(x))
+        ns.update(x=x, u=u, s=s, v=v, s_host=np.asarray(s.compute()))
+    elif nb in ("03", "04"):
+        ddf = _frame()
+        wait(ddf)
+        ns["ddf"] = ddf
+        if nb == "04":
+            ns["ddf_fingerprint"] = fingerprint(ddf)
+    elif nb == "05":
+        rng = np.random.default_rng(0)
+        df = pd.DataFrame({f"x{i}": rng.normal(size=300) for i in range(6)})
+        df["y"] = 2 * df.x0 - 3 * df.x1 + rng.normal(scale=0.5, size=300)
+        ns.update(df=df, features=[f"x{i}" for i in range(6)], fit_one=fit_one, fit_ols=dask.delayed(fit_one))
+        ns["data_future"] = client.scatter(df, broadcast=True, hash=False)  # a new key per namespace
+    elif nb == "06":
+        ns.update(x=da.random.default_rng(6).random((2_000, 10), chunks=(500, 10)).persist(), N_COLS=10, to_host=lambda a: a)
+    elif nb == "07":
+        import dask.dataframe as dd
+
+        rng = np.random.default_rng(7)
+        raw = pd.DataFrame({"name": rng.choice([f"n{i}" for i in range(5)], size=1000), "x": rng.normal(size=1000)})
+        lookups = {"name": {f"n{i}": i + 1 for i in range(5)}}
+        processed = raw.assign(name=raw.name.map(lookups["name"]).astype("int32"))
+        path = os.path.join(WORKDIR.name, "processed")
+        if not os.path.exists(path):
+            processed.to_parquet(path)
+        ns.update(dd=dd, raw=dd.from_pandas(raw, npartitions=4), processed=dd.read_parquet(path), PROCESSED=path)
+        ns.update(lookups=lookups, N_INPUT_ROWS=1000, medians={1: 3.13, 2: 1.93})
+    elif nb == "08":
+        parser = argparse.ArgumentParser()
+        kit.add_cluster_args(parser)
+        ns.update(parser=parser, options_from_args=options_from_args, where_am_i=where_am_i)
+    elif nb == "09":
+        ns["square"] = square
+    return ns
+
+
+def _run(code, key, client):
+    ns = namespace(key, client)
+    exec(compile(code, f"<answer {key}>", "exec"), ns)
+    return ns
+
+
+KEYS = sorted(EXERCISES)
+
+
+def test_every_exercise_has_six_wrong_answers_and_two_right_styles():
+    for key in KEYS:
+        assert len(WRONG.get(key, [])) >= 6, key
+        assert len(RIGHT.get(key, [])) >= 2, key
+        assert key in REVEALS, key
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_right_answers_in_two_styles_pass(key, client):
+    for code in RIGHT[key]:
+        verdict = judge(key, _run(code, key, client))
+        assert verdict.correct, (key, code, verdict.message)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_wrong_answer_is_rejected_with_a_hint_that_hides_the_answer(key, client):
+    for label, code in WRONG[key]:
+        ns = _run(code, key, client)
+        verdict = judge(key, ns)
+        assert not verdict.correct and verdict.answered, (key, label, verdict.message)
+        assert verdict.message.startswith(f"Not yet ({key}): ") and len(verdict.message) > 40, (key, label, verdict.message)
+        for secret in REVEALS[key](ns):
+            assert secret.lower() not in verdict.message.lower(), (key, label, secret, verdict.message)
+        for future in [v for v in ns.values() if hasattr(v, "cancel") and hasattr(v, "key")]:
+            future.cancel()  # a task that asked for a resource no worker has would otherwise wait forever
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_reference_solution_passes_in_the_corpus_namespace(key, client, capsys):
+    ns = namespace(key, client)
+    exec(compile(EXERCISES[key].solution, key, "exec"), ns)
+    assert judge(key, ns).correct, judge(key, ns).message
+    solution(key)
+    assert EXERCISES[key].solution.strip().splitlines()[0] in capsys.readouterr().out
+
+
+def test_the_size_strings_a_hint_must_not_show_are_real_sizes():
+    """The corpus' secret strings for sizes are what a learner would see: format_bytes of the answer."""
+    assert format_bytes(int(0.6 * 16 * 2**30)) == "9.60 GiB" and format_bytes(4 * 2**30) == "4.00 GiB"

@@ -6,7 +6,7 @@ from typing import Any
 
 from dask.core import flatten
 
-from .judging import MAX_TASKS, is_lazy, size_answer
+from .judging import MAX_TASKS, is_lazy, kind, size_answer
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -15,7 +15,7 @@ from .values import as_bytes, as_fraction, as_number, close
 
 def _check_a(a: Any, n: int) -> None:
     if not (is_lazy(a) and hasattr(a, "numblocks")):
-        raise Hint(f"a is a {type(a).__name__}, made in this notebook: the exercise is about a Dask array, split into chunks the workers compute.")
+        raise Hint(f"a is {kind(a)}, made in this notebook: the exercise is about a Dask array, split into chunks the workers compute.")
     if tuple(a.shape) != (n,):
         raise Hint(f"a has shape {a.shape}: it should hold the N integers 0, 1, ..., N-1 (one dimension).")
     if a.dtype.kind not in "iu":
@@ -38,7 +38,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     _check_a(a, n)
     if not is_lazy(total):
         raise Hint(
-            f"total is a {type(total).__name__}, already computed (or typed in): leave it lazy, a Dask expression built "
+            f"total is {kind(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
             "from a. The check computes it, after looking at its task graph."
         )
     graph = total.__dask_graph__()
@@ -85,7 +85,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     opts = ans["workshop_options"]
     if not isinstance(opts, ClusterOptions):
-        raise Hint(f"workshop_options is a {type(opts).__name__}: build it with kit.ClusterOptions(...), which checks each option by name.")
+        raise Hint(f"workshop_options is {kind(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     limit = opts.device_memory_limit
     fraction = as_fraction(limit)
     if fraction is None or fraction > 1:
@@ -128,7 +128,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("rank10_error is still lazy (a Dask object): compute it and store the number.")
     number = as_number(value)
     if number is None:
-        raise Hint(f"rank10_error should be one number (a float); a {type(value).__name__} is not.")
+        raise Hint(f"rank10_error should be one number (a float); {kind(value)} is not.")
     s = np.asarray(ns["s_host"], dtype=float)
     expected = _rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):

@@ -7,7 +7,7 @@ from typing import Any
 import dask
 
 from .evidence import fingerprint, same_fingerprint
-from .judging import host, is_lazy, require_computed, require_one_submission, require_persisted
+from .judging import host, is_lazy, kind, require_computed, require_one_submission, require_persisted
 from .model import Exercise, Hint
 from .values import as_number
 
@@ -20,7 +20,7 @@ def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
     if hasattr(got, "columns"):
         raise Hint(f"{name} is a DataFrame (several columns): select the one column the question is about before aggregating.")
     if not (hasattr(got, "index") and hasattr(got, "sum")):
-        raise Hint(f"{name} should be a Series with one value per name; a {type(got).__name__} is not one.")
+        raise Hint(f"{name} should be a Series with one value per name; {kind(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
     if len(got) != len(expected):
         raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
@@ -65,7 +65,7 @@ def _unchanged(ns: dict[str, Any]) -> None:
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
-        raise Hint(f"demean should be a function that takes one partition (a DataFrame); a {type(demean).__name__} is not.")
+        raise Hint(f"demean should be a function that takes one partition (a DataFrame); {kind(demean)} is not.")
     _unchanged(ns)
     original = ddf.partitions[0].compute()
     sample = original.copy()  # in-process workers may hand back the very object they hold
@@ -79,7 +79,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if out is None or "x_demeaned" not in getattr(out, "columns", []):
         raise Hint("demean should return the partition with a new column named x_demeaned (it returned none).")
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
-        raise Hint(f"demeaned is a {type(demeaned).__name__}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
+        raise Hint(f"demeaned is {kind(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
     for i in (0, 1):
@@ -98,7 +98,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "rows_in_partition_2")
     number = as_number(value)
     if number is None or number != int(number):
-        raise Hint(f"rows_in_partition_2 should be a whole number of rows; a {type(value).__name__} is not.")
+        raise Hint(f"rows_in_partition_2 should be a whole number of rows; {kind(value)} is not.")
     expected = len(ddf.partitions[2])
     if int(number) == expected:
         return "the number of rows of that one partition."
@@ -122,10 +122,10 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if isinstance(best, (tuple, list)) and len(best) == 1:
         best = best[0]
     if not isinstance(best, str) or best not in features:
-        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); a {type(best).__name__} that is not one of them is not it.")
+        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {kind(best)} that is not one of them is not it.")
     r2 = {r[0][0]: float(r[3]) for r in results}
     if r2[best] < max(r2.values()):
-        worst = " it has the LOWEST R²." if r2[best] == min(r2.values()) else ""
+        worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
         raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
     return "the single feature with the highest R², from fits that ran together on the cluster."
 
@@ -136,7 +136,7 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("x0_results still holds lazy (Delayed) objects: nothing ran yet. Store the computed results.")
     require_one_submission(ns, ans["lazy_fits"], "lazy_fits")
     if not isinstance(results, (list, tuple)):
-        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not a {type(results).__name__}.")
+        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
     expected = sorted(f for f in ns["features"] if f != "x0")
     if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
         results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list

@@ -7,7 +7,7 @@ from typing import Any
 from dask.utils import funcname
 
 from .evidence import resource_restrictions, task_inputs
-from .judging import host, is_lazy, require_computed, require_persisted, size_answer
+from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -23,7 +23,7 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if type(local).__module__.startswith("cupy"):
         raise Hint("col_sums_local is a CuPy array: its values are in GPU memory. Bring them to host memory (to_host) for a NumPy array.")
     if not isinstance(local, np.ndarray):
-        raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); a {type(local).__name__} is not.")
+        raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); {kind(local)} is not.")
     n_cols = int(ns["N_COLS"])
     if local.shape != (n_cols,):
         raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
@@ -45,12 +45,12 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     x = ns["x"]
     expected = x.nbytes / sum(limits)
     if given is None:
-        raise Hint(f"fraction should be a number (a fraction) or a percent string; a {type(value).__name__} is not.")
+        raise Hint(f"fraction should be a number (a fraction) or a percent string; {kind(value)} is not.")
     if close(given, expected, rel=0.03):
         return "x's share of the workers' memory limits together."
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
-        "upside down: the memory limits divided by x": 1 / given if given else 0,
+        "the memory limits divided by x, upside down": 1 / given if given else 0,
         "x's share of ONE worker's limit; the question asks for all workers together": given * limits[0] / sum(limits),
         "a count of elements, not bytes: take x's size in bytes": given * x.nbytes / x.size,
         "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
@@ -72,7 +72,7 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if hasattr(got, "columns"):
         raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
     if not (hasattr(got, "index") and hasattr(got, "sum")):
-        raise Hint(f"rows_per_name should be a Series with one count per name code; a {type(got).__name__} is not.")
+        raise Hint(f"rows_per_name should be a Series with one count per name code; {kind(got)} is not.")
     got = host(got)
     codes = set(ns["lookups"]["name"].values())
     if not set(got.index) <= codes:
@@ -93,7 +93,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "speed_up")
     given = as_number(value)
     if given is None:
-        raise Hint(f"speed_up should be a number (how many times faster); a {type(value).__name__} is not.")
+        raise Hint(f"speed_up should be a number (how many times faster); {kind(value)} is not.")
     if close(given, expected, rel=0.005):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
     if close(given, 1 / expected, rel=0.005):
@@ -115,7 +115,7 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if hasattr(got, "__dict__") and not isinstance(got, dict) and hasattr(got, "n_workers"):
         raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
     if not isinstance(got, dict):
-        raise Hint(f"script_options should be the dict options_from_args returns; a {type(got).__name__} is not.")
+        raise Hint(f"script_options should be the dict options_from_args returns; {kind(got)} is not.")
     if as_number(got.get("n_workers")) != 4:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
@@ -133,7 +133,7 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     futures, names = ans["slot_futures"], ans["slot_workers"]
     if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
-        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is a {type(futures).__name__}.")
+        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is {kind(futures)}.")
     asked = resource_restrictions(list(futures))
     if any(not a for a in asked):
         raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")
@@ -151,7 +151,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
-        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {type(names).__name__}.")
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
     if [str(n) for n in names] != [str(f.result()) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
     return "every task asked for a GPU_SLOT, and ran where one is offered."
@@ -162,9 +162,11 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
+    if is_lazy(total):
+        raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
     if not (hasattr(total, "result") and hasattr(total, "key")):
         raise Hint(
-            f"total_future is a {type(total).__name__}: the value is here in the notebook. The question wants the Future "
+            f"total_future is {kind(total)}: the value is here in the notebook. The question wants the Future "
             "of a task that adds up on a worker, without calling .result() or gathering."
         )
     inputs = task_inputs(total)

@@ -66,7 +66,7 @@ def persisted(collection: Any) -> str | None:
     graph = collection.__dask_graph__()
     work = [k for k in graph if k not in held and not isinstance(graph[k], (Alias, DataNode))]
     if work:
-        return f"it is still lazy: {len(work)} of its tasks would run again each time it is used (its inputs are persisted, it is not)"
+        return f"{len(work)} of its tasks would run again each time it is used (its inputs are held in memory, it is not)"
     states = futures[0].client.run_on_scheduler(_states, keys=sorted(held, key=str))
     lost = [k for k, s in states.items() if s != "memory"]
     return f"{len(lost)} of its {len(held)} partitions are not in worker memory (still running, or lost)" if lost else None

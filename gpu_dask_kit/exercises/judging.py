@@ -14,7 +14,7 @@ from .evidence import client_of, persisted, submissions
 from .model import Hint
 from .values import as_bytes, close, unit_mixup
 
-__all__ = ["MAX_TASKS", "is_lazy", "host", "size_answer", "require_persisted", "require_one_submission", "require_computed"]
+__all__ = ["MAX_TASKS", "is_lazy", "kind", "host", "size_answer", "require_persisted", "require_one_submission", "require_computed"]
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
 
@@ -27,6 +27,16 @@ def is_lazy(value: Any) -> bool:
     (True, False)
     """
     return hasattr(value, "__dask_graph__") and callable(value.__dask_graph__)
+
+
+def kind(value: Any) -> str:
+    """ "a list", "an int": the type of a learner's answer, for a hint.
+
+    >>> kind(3), kind("x")
+    ('an int', 'a str')
+    """
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
 def host(value: Any) -> Any:
@@ -45,9 +55,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
     given = as_bytes(value)
     if given is None:
-        raise Hint(
-            f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; a {type(value).__name__} is neither. {look}"
-        )
+        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {kind(value)} is neither. {look}")
     if close(given, expected, rel=0.01):
         return given
     mixup = unit_mixup(given, expected)
@@ -65,12 +73,12 @@ def require_persisted(value: Any, name: str, how: str) -> None:
     """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
     if not is_lazy(value):
         raise Hint(
-            f"{name} is a {type(value).__name__}: its values came back to this notebook. The question wants them kept on the "
+            f"{name} is {kind(value)}: its values came back to this notebook. The question wants them kept on the "
             f"workers, as a Dask collection that holds results instead of a recipe. {how}"
         )
     problem = persisted(value)
     if problem:
-        raise Hint(f"{name} is not persisted: {problem}. {how}")
+        raise Hint(f"{name} is still lazy, not persisted: {problem}. {how}")
 
 
 def require_computed(value: Any, name: str) -> None:
@@ -90,7 +98,7 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
     if not isinstance(lazy, (list, tuple)) or not lazy or not all(isinstance(d, Delayed) for d in lazy):
         raise Hint(
             f"{name} should be a list of delayed calls, built before anything runs (calling a delayed function gives "
-            f"a Delayed object); it is a {type(lazy).__name__}{' of ' + type(lazy[0]).__name__ if isinstance(lazy, (list, tuple)) and lazy else ''}."
+            f"a Delayed object); it is {kind(lazy)}{' of ' + type(lazy[0]).__name__ if isinstance(lazy, (list, tuple)) and lazy else ''}."
         )
     client = client_of(namespace, *lazy)
     if client is None:

@@ -89,7 +89,5 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
         return None
     for power in (1, 2, 3, 4):
         if close(given * (1024 / 1000) ** power, expected, rel=0.002) or close(given * (1000 / 1024) ** power, expected, rel=0.002):
-            return (
-                "that is the value with GB = 10**9 bytes; Dask's limits here are in GiB = 2**30 bytes (or the other way round): '8GB' and '8GiB' differ by 7%."
-            )
+            return "that is the value with GB = 10**9 bytes; Dask's limits here are in GiB = 2**30 bytes (or the other way round): the two differ by 7%."
     return None

@@ -21,7 +21,7 @@ from dask.utils import format_bytes
 
 import gpu_dask_kit as kit
 from gpu_dask_kit.exercises import EXERCISES, judge, solution
-from tests.test_exercises_cases import REVEALS, RIGHT, WRONG
+from tests.test_exercises_cases import DEMEAN, FITS, INPLACE, REVEALS, RIGHT, WRONG
 
 
 @pytest.fixture(scope="module", name="client")
@@ -77,7 +77,7 @@ def namespace(key, client):
     """A fresh notebook-like namespace for ``key``: what its answer cell and its judge read."""
     from distributed import wait
 
-    from gpu_dask_kit.exercises.evidence import fingerprint
+    from gpu_dask_kit.exercises import fingerprint
     from gpu_dask_kit.scripts import options_from_args
 
     session = Session(client)
@@ -172,3 +172,29 @@ def test_the_reference_solution_passes_in_the_corpus_namespace(key, client, caps
 def test_the_size_strings_a_hint_must_not_show_are_real_sizes():
     """The corpus' secret strings for sizes are what a learner would see: format_bytes of the answer."""
     assert format_bytes(int(0.6 * 16 * 2**30)) == "9.60 GiB" and format_bytes(4 * 2**30) == "4.00 GiB"
+
+
+def test_a_wrong_attempt_then_the_right_one_in_the_same_kernel_passes(client):
+    """The judge reads the LATEST submission of each key: computing one by one, then together, is "one call"."""
+    ns = _run(FITS + "x0_results = [l.compute() for l in lazy_fits]", "05-2", client)
+    assert not judge("05-2", ns).correct
+    exec("x0_results = dask.compute(*lazy_fits)", ns)
+    assert judge("05-2", ns).correct, judge("05-2", ns).message
+
+
+def test_without_a_fingerprint_an_in_place_change_is_still_caught(client):
+    """A notebook without ddf_fingerprint: the judge compares partition 0's columns with what ddf declares."""
+    ns = _run(INPLACE + "demeaned = ddf.map_partitions(demean)\n_ = demeaned.compute()", "04-1", client)
+    del ns["ddf_fingerprint"]
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "has changed since it was persisted" in verdict.message, verdict.message
+    ns = _run(DEMEAN + "demeaned = ddf.map_partitions(demean)", "04-1", client)
+    del ns["ddf_fingerprint"]
+    assert judge("04-1", ns).correct
+
+
+def test_the_fingerprint_sees_a_changed_value(client):
+    """Changing x in place (no new column) is seen through the column sums of the fingerprint."""
+    code = "def shift(df):\n    df['x'] += 1\n    return df\n\n_ = ddf.map_partitions(shift).compute()\n" + DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    verdict = judge("04-1", _run(code, "04-1", client))
+    assert not verdict.correct and "values of column x changed" in verdict.message, verdict.message

@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .evidence import fingerprint
 from .model import Exercise, Hint, Verdict
 
-__all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys"]
+__all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
 SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"

@@ -152,7 +152,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
         raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
-    if [str(n) for n in names] != [str(f.result()) for f in futures]:
+    if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
     return "every task asked for a GPU_SLOT, and ran where one is offered."
 

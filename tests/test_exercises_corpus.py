@@ -195,6 +195,6 @@ def test_without_a_fingerprint_an_in_place_change_is_still_caught(client):
 
 def test_the_fingerprint_sees_a_changed_value(client):
     """Changing x in place (no new column) is seen through the column sums of the fingerprint."""
-    code = "def shift(df):\n    df['x'] += 1\n    return df\n\n_ = ddf.map_partitions(shift).compute()\n" + DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    code = "def bump(df):\n    df['x'] += 1\n    return df\n\n_ = ddf.map_partitions(bump).compute()\n" + DEMEAN + "demeaned = ddf.map_partitions(demean)"
     verdict = judge("04-1", _run(code, "04-1", client))
     assert not verdict.correct and "values of column x changed" in verdict.message, verdict.message

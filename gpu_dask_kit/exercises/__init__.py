@@ -11,6 +11,11 @@ reference answer is never in a cell that Run All would execute: ``exercises.solu
 request. CI sets ``GPU_DASK_KIT_SOLVE_EXERCISES=1``: then a check that finds no answer runs the reference
 solution in the notebook's namespace first, so every solution is executed and judged in its notebook.
 
+Judges look at what the answer DID on the cluster where that is the idea (``evidence``: the scheduler's record
+of graph submissions, the keys it holds in memory, a task's inputs and resource requests, a fingerprint of
+persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what is wrong in
+kind, then where to look; never the answer itself.
+
 After judging, ``check`` removes the answer names from the namespace: re-running the check alone cannot
 print "Correct" for an answer from an earlier attempt; the learner re-runs the answer cell first.
 """

@@ -176,6 +176,7 @@ def test_sanitize_file_has_only_complete_pairs():
 #: reference answer's values in the forms a prompt could quote, and the one line of code that is the answer.
 ANSWER_GIVEAWAYS = {
     "00-1": ["N // 10", "(a ** 2).sum()"],
+    "05-1": ["y = 2 * x0 - 3 * x1", "y = 2*x0 - 3*x1"],
     "00-2": ["4GiB", "4 GiB", "4294967296"],  # CPU_CLUSTER: two workers of 2 GiB
     "01-2": ["9.6GiB", "9.6 GiB", "9.60 GiB", "10307921510"],
     "02-2": ["360MiB", "360 MiB", "377487360"],

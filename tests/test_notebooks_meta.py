@@ -170,3 +170,49 @@ def test_sanitize_file_has_only_complete_pairs():
     assert regexes and len(pairs) == len(regexes), "every regex needs a non-empty replace: line right after it"
     for regex, _ in pairs:
         re.compile(regex)
+
+
+#: Text that would give an exercise's answer away (agreed with the exercises in /work/notes/22-contract.md): the
+#: reference answer's values in the forms a prompt could quote, and the one line of code that is the answer.
+ANSWER_GIVEAWAYS = {
+    "00-1": ["N // 10", "(a ** 2).sum()"],
+    "05-1": ["y = 2 * x0 - 3 * x1", "y = 2*x0 - 3*x1"],
+    "00-2": ["4GiB", "4 GiB", "4294967296"],  # CPU_CLUSTER: two workers of 2 GiB
+    "01-2": ["9.6GiB", "9.6 GiB", "9.60 GiB", "10307921510"],
+    "02-2": ["360MiB", "360 MiB", "377487360"],
+    "03-1": ['groupby("name").y.max()'],
+    "04-1": ["df.assign(x_demeaned=", "df.copy()"],
+    "05-2": ["dask.compute(*lazy_fits)"],
+    "06-1": ["col_sums.persist()", "to_host(col_sums.compute())"],
+    "06-2": ["1.86%", "0.0186"],
+    "07-1": ['groupby("name").size()'],
+    "09-1": ["client.submit(sum, "],
+    "09-2": ["4GiB", "4 GiB", "4294967296"],
+}
+
+
+def test_prompts_do_not_contain_their_answers(notebook):
+    path, nb = notebook
+    for cell in nb.cells:
+        match = re.match(r"\*\*Exercise (\d\d-\d)\.\*\*", cell.source) if cell.cell_type == "markdown" else None
+        if match:
+            for giveaway in ANSWER_GIVEAWAYS.get(match.group(1), []):
+                assert giveaway not in cell.source, f"{path.name} {match.group(1)}: the prompt gives the answer away ({giveaway!r})"
+
+
+def test_memory_thresholds_are_named_not_typed(notebook):
+    """Dask's spill/pause thresholds are configuration: prose names the key, a cell reads the value (issue 22)."""
+    path, nb = notebook
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "distributed.worker.memory" in cell.source:
+            typed = re.findall(r"\b(?:60|70|80|95) ?%", cell.source)
+            assert not typed, f"{path.name}: read {typed} from dask.config in a cell instead of typing it"
+        if cell.cell_type == "code":
+            assert not re.search(r"\b0\.(?:6|7|8|95) \* ", cell.source), f"{path.name}: a typed memory threshold: {cell.source[:80]!r}"
+
+
+def test_gpu_cells_do_not_mix_numpy_operands_into_dask_arrays(notebook):
+    """`da.from_array(numpy)` stays NumPy under array.backend='cupy', and CuPy refuses NumPy operands (PITFALLS)."""
+    path, nb = notebook
+    for cell in _code(nb):
+        assert "da.from_array(" not in cell.source, f"{path.name}: da.from_array does not follow array.backend: {cell.source[:80]!r}"

@@ -19,7 +19,7 @@ from ..processes import end_processes, processes
 __all__ = ["DEATH_TIMEOUT", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory"]
 
 #: Seconds a worker waits for a vanished scheduler (e.g. a killed kernel) before it exits by itself.
-DEATH_TIMEOUT = 10
+DEATH_TIMEOUT = 60
 
 
 def prepare_local_directory(options: ClusterOptions) -> None:

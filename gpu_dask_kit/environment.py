@@ -16,6 +16,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -23,9 +24,22 @@ from typing import Any
 import dask.config
 
 from . import config as _config
-from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, find_gpu
+from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, exact_entry, find_gpu, matching_gpus
 
-__all__ = ["Reason", "GPUInfo", "find_gpu", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
+__all__ = [
+    "Reason",
+    "GPUInfo",
+    "find_gpu",
+    "matching_gpus",
+    "exact_entry",
+    "cuda_major",
+    "LibraryInfo",
+    "EnvironmentReport",
+    "GPUSample",
+    "detect",
+    "sample_gpus",
+    "choose_mode",
+]
 
 # --- NVML -------------------------------------------------------------------------------------------
 
@@ -87,13 +101,34 @@ def _memory_info(nvml, handle) -> Any:
         raise
 
 
+def _device(nvml, handle, index: int, mig: tuple[GPUInfo, ...] = ()) -> GPUInfo:
+    mem = _memory_info(nvml, handle)
+    total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
+    return GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free, mig)
+
+
+def _mig_slices(nvml, handle, index: int) -> tuple[GPUInfo, ...]:
+    """The MIG slices of a GPU with MIG enabled (each with its own memory and MIG-... UUID); () otherwise."""
+    try:
+        if nvml.nvmlDeviceGetMigMode(handle)[0] != nvml.NVML_DEVICE_MIG_ENABLE:
+            return ()
+        count = nvml.nvmlDeviceGetMaxMigDeviceCount(handle)
+    except Exception:  # NVMLError_NotSupported: a GPU without MIG
+        return ()
+    slices = []
+    for number in range(count):
+        try:
+            slices.append(_device(nvml, nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, number), index))
+        except Exception:  # NVMLError_NotFound: an empty slot
+            continue
+    return tuple(slices)
+
+
 def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     gpus = []
     for index in range(nvml.nvmlDeviceGetCount()):
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-        mem = _memory_info(nvml, handle)
-        total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
-        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free))
+        gpus.append(_device(nvml, handle, index, _mig_slices(nvml, handle, index)))
     driver = _text(nvml.nvmlSystemGetDriverVersion())
     try:
         cuda = int(nvml.nvmlSystemGetCudaDriverVersion_v2())
@@ -114,18 +149,31 @@ def _distributions() -> dict[str, list[str]]:
     return dict(importlib.metadata.packages_distributions())
 
 
+_CUDA_WHEEL = re.compile(r"-cu(?:da)?(\d+)x?$")
+
+
+def cuda_major(distribution: str | None) -> int | None:
+    """The CUDA major version a GPU wheel is built for, from its name (None when the name does not say).
+
+    >>> cuda_major("cupy-cuda12x"), cuda_major("rmm-cu13"), cuda_major("cupy"), cuda_major(None)
+    (12, 13, None, None)
+    """
+    match = _CUDA_WHEEL.search(distribution or "")
+    return int(match.group(1)) if match else None
+
+
 def _library(module: str) -> LibraryInfo:
     if importlib.util.find_spec(module) is None:
         return LibraryInfo(False, None)
     dists = _distributions().get(module, [])
-    version = None
+    version = name = None
     for dist in dists:
         try:
-            version = importlib.metadata.version(dist)
+            version, name = importlib.metadata.version(dist), dist
             break
         except importlib.metadata.PackageNotFoundError:
             continue
-    return LibraryInfo(True, version)
+    return LibraryInfo(True, version, cuda_major=cuda_major(name), distribution=name)
 
 
 _dask_cuda_import: LibraryInfo | None = None
@@ -149,14 +197,35 @@ def _dask_cuda() -> LibraryInfo:
     return _dask_cuda_import
 
 
-def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None) -> tuple[str, Reason, str]:
+def _too_new(libraries: dict[str, LibraryInfo], driver_cuda: str | None) -> str | None:
+    """Why the GPU wheels cannot run on this driver (built for a newer CUDA major version), or None."""
+    if driver_cuda is None:
+        return None
+    driver_major = int(driver_cuda.split(".")[0])
+    for name in ("cupy", "rmm", "cudf"):
+        lib = libraries.get(name)
+        if lib is not None and lib.installed and lib.cuda_major is not None and lib.cuda_major > driver_major:
+            return (
+                f"{lib.distribution} is built for CUDA {lib.cuda_major} and this NVIDIA driver supports CUDA {driver_cuda} at most; "
+                f"update the driver, or install the wheels for CUDA {driver_major} (gpu-dask-kit[gpu-cu{driver_major}])"
+            )
+    return None
+
+
+def choose_mode(
+    requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None, driver_cuda: str | None = None
+) -> tuple[str, Reason, str]:
     """Pure decision of the mode ``requested`` ("auto" | "gpu" | "cpu") leads to, with the reason.
+    ``driver_cuda`` is the newest CUDA version the driver supports ("12.4"), from NVML.
 
     >>> libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(True, "13.6")}
     >>> choose_mode("auto", [], libs, (Reason.NO_DRIVER, "no NVIDIA driver was found."))[:2]
     ('cpu', <Reason.NO_DRIVER: 'no_driver'>)
     >>> choose_mode("auto", ["gpu0"], libs, None)[:2]
     ('gpu', <Reason.OK: 'ok'>)
+    >>> libs["cupy"] = LibraryInfo(True, "14.0", cuda_major=13, distribution="cupy-cuda13x")
+    >>> choose_mode("auto", ["gpu0"], libs, None, "12.4")[2]  # doctest: +ELLIPSIS
+    'CPU mode: 1 GPU(s) found, but cupy-cuda13x is built for CUDA 13 and this NVIDIA driver supports CUDA 12.4 at most; ...'
     """
     if requested == "cpu":
         unused = f", so the {len(gpus)} GPU(s) here are not used" if gpus else ""
@@ -176,6 +245,9 @@ def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], n
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
+    too_new = _too_new(libraries, driver_cuda)
+    if too_new:
+        return "cpu", Reason.CUDA_TOO_NEW, f"CPU mode: {len(gpus)} GPU(s) found, but {too_new}."
     return "gpu", Reason.OK, f"GPU mode: {len(gpus)} GPU(s) found and dask-cuda {dask_cuda.version} is ready."
 
 
@@ -200,14 +272,14 @@ def detect(device: str | None = None) -> EnvironmentReport:
     visible = None if raw is None else tuple(e.strip() for e in raw.split(",") if e.strip())
     report = EnvironmentReport("cpu", Reason.OK, "", tuple(gpus), driver, cuda, dict(sorted(libraries.items())), visible_devices=visible)
     usable = [g for _, g in report.visible_gpus]
-    mode, reason, text = choose_mode(requested, usable, libraries, failure)
+    mode, reason, text = choose_mode(requested, usable, libraries, failure, cuda)
     if visible is not None and gpus and failure is None and requested != "cpu":
         if not usable:
             mode, reason = "cpu", Reason.NO_DEVICES
             text = f"CPU mode: CUDA_VISIBLE_DEVICES={raw!r} in this process names none of the {len(gpus)} GPU(s) here."
         else:
             text = text.rstrip(".") + f" ({report.visible_text()})."
-    if mode == "gpu" and any(g.unified_memory for g in usable):
+    if mode == "gpu" and any(g.sized.unified_memory for g in usable):
         text = text.rstrip(".") + "; unified memory (no dedicated device memory): dask-cuda does not spill device memory there."
     return dataclasses.replace(report, mode=mode, reason=reason, reason_text=text)
 

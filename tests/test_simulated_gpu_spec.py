@@ -1,6 +1,6 @@
 """One worker spec (issue 23) on the simulated-GPU tier: MIG slices, the job's GPU on SLURM, the CUDA
 major version of the installed wheels, and connect mode from a machine without a GPU. Each test failed on
-the code before its fix (marked xfail(strict=True) until then)."""
+the code before its fix (each was marked xfail(strict=True) until its fix)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import dask
 import pytest
 
 import gpu_dask_kit as kit
+from gpu_dask_kit.deploy.local import cluster_kwargs
 from gpu_dask_kit.deploy.slurm import job_script, make_slurm_plan
 from gpu_dask_kit.options import ClusterOptions
 from gpu_dask_kit.plan import make_plan
@@ -25,19 +26,18 @@ def _mig_gpu(sim_gpus):
     return sim_gpus(1, gpus=[{"total": 80 * GiB, "used": 0, "mig": [{"total": 10 * GiB}, {"total": 20 * GiB}]}])
 
 
-@pytest.mark.xfail(strict=True, reason="defect 5: a MIG-... CUDA_VISIBLE_DEVICES falls to CPU mode")
 def test_mig_uuid_in_cuda_visible_devices_plans_against_the_slice(sim_gpus, monkeypatch):
     config = _mig_gpu(sim_gpus)
     second = simnvml._slices(simnvml._gpus(config)[0])[1]["uuid"]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", second)  # what SLURM gives a job on a MIG slice
     report = kit.detect()
     assert report.mode == "gpu", report.reason_text
-    plan = make_plan(ClusterOptions.from_config(device_memory_limit=0.5), report)
-    assert plan.kwargs["CUDA_VISIBLE_DEVICES"] == second
+    options = ClusterOptions.from_config(device_memory_limit=0.5)
+    plan = make_plan(options, report)
+    assert cluster_kwargs(plan, options)["CUDA_VISIBLE_DEVICES"] == second
     assert plan.kwargs["device_memory_limit"] == 10 * GiB  # half of the 20 GiB slice, not of the 80 GiB GPU
 
 
-@pytest.mark.xfail(strict=True, reason="defect 5: a MIG-enabled GPU by index is sized as the whole GPU")
 def test_mig_enabled_gpu_by_index_is_sized_by_its_slice(sim_gpus):
     _mig_gpu(sim_gpus)
     report = _with_library(kit.detect(), "rmm")
@@ -48,7 +48,6 @@ def test_mig_enabled_gpu_by_index_is_sized_by_its_slice(sim_gpus):
     assert info.value.parameter == "rmm_pool_size" and "MIG" in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="defect 10: pool fractions resolved by dask-cuda against GPU 0, not the job's")
 def test_slurm_pool_fraction_is_resolved_against_the_jobs_gpu(sim_gpus, monkeypatch):
     sim_gpus(4, gpus=[{"total": 80 * GiB, "used": 0}, {}, {}, {"total": 16 * GiB, "used": 0}])
     options = ClusterOptions.from_config(deploy="slurm", device="gpu", walltime="00:10:00", rmm_pool_size=0.5, device_memory_limit=0.75)
@@ -58,7 +57,6 @@ def test_slurm_pool_fraction_is_resolved_against_the_jobs_gpu(sim_gpus, monkeypa
     assert worker["store"] == ("DeviceHostFile", 12 * GiB)
 
 
-@pytest.mark.xfail(strict=True, reason="defect 12: wheels built for a newer CUDA than the driver's pass as GPU OK")
 def test_cuda_major_of_the_wheels_newer_than_the_driver_is_reported(sim_gpus, capsys):
     sim_gpus(1, cuda=11080)  # a driver that runs CUDA 11.8 at most; CuPy here is cupy-cuda12x
     report = kit.detect()
@@ -73,7 +71,6 @@ def test_cuda_major_of_the_wheels_newer_than_the_driver_is_reported(sim_gpus, ca
     assert kit.detect().mode == "gpu"
 
 
-@pytest.mark.xfail(strict=True, reason="defect 7: connect mode sets CuPy/cuDF where the notebook has no GPU")
 def test_connect_from_a_machine_without_a_gpu_keeps_numpy_and_says_why(no_leaks, monkeypatch):
     from dask_cuda.plugins import PreImport
     from distributed import Client, LocalCluster

@@ -12,6 +12,7 @@ starts: no scheduler, nanny or worker, no CUDA context.
 
 from __future__ import annotations
 
+import importlib.machinery
 import runpy
 import shlex
 import sys
@@ -60,7 +61,9 @@ def _resolve(kw: dict[str, Any], data_function: Any) -> dict[str, Any]:
 
 def _recorders(monkeypatch: pytest.MonkeyPatch, module: Any, seen: list[dict[str, Any]], stop: bool) -> None:
     if "rmm" not in sys.modules:  # both paths only check that it imports before an RMM setting (not installed here)
-        monkeypatch.setitem(sys.modules, "rmm", types.ModuleType("rmm"))
+        stub = types.ModuleType("rmm")
+        stub.__spec__ = importlib.machinery.ModuleSpec("rmm", None)
+        monkeypatch.setitem(sys.modules, "rmm", stub)
     real_data = module.worker_data_function
     made: list[Any] = []
 

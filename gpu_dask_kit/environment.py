@@ -12,11 +12,7 @@ cuML) are looked up by their installed metadata, not imported, for the same reas
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.metadata
-import importlib.util
 import os
-import re
 import threading
 import time
 from typing import Any
@@ -24,6 +20,7 @@ from typing import Any
 import dask.config
 
 from . import config as _config
+from .environment_libraries import LIBRARIES, cuda_major, dask_cuda_library, library, too_new
 from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, exact_entry, find_gpu, matching_gpus
 
 __all__ = [
@@ -138,78 +135,14 @@ def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     return gpus, driver, cuda_text
 
 
-# --- libraries --------------------------------------------------------------------------------------
-
-_LIBRARIES = ("dask", "distributed", "dask_cuda", "rmm", "cupy", "cudf", "dask_cudf", "cuml", "distributed_ucxx")
-
-
-@functools.lru_cache(maxsize=1)
-def _distributions() -> dict[str, list[str]]:
-    """Top-level module -> distribution names (scanning site-packages once per process)."""
-    return dict(importlib.metadata.packages_distributions())
-
-
-_CUDA_WHEEL = re.compile(r"-cu(?:da)?(\d+)x?$")
-
-
-def cuda_major(distribution: str | None) -> int | None:
-    """The CUDA major version a GPU wheel is built for, from its name (None when the name does not say).
-
-    >>> cuda_major("cupy-cuda12x"), cuda_major("rmm-cu13"), cuda_major("cupy"), cuda_major(None)
-    (12, 13, None, None)
-    """
-    match = _CUDA_WHEEL.search(distribution or "")
-    return int(match.group(1)) if match else None
+def _dask_cuda() -> LibraryInfo:
+    """dask_cuda imported for real (a seam for tests that fake hardware we lack)."""
+    return dask_cuda_library()
 
 
 def _library(module: str) -> LibraryInfo:
-    if importlib.util.find_spec(module) is None:
-        return LibraryInfo(False, None)
-    dists = _distributions().get(module, [])
-    version = name = None
-    for dist in dists:
-        try:
-            version, name = importlib.metadata.version(dist), dist
-            break
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return LibraryInfo(True, version, cuda_major=cuda_major(name), distribution=name)
-
-
-_dask_cuda_import: LibraryInfo | None = None
-
-
-def _dask_cuda() -> LibraryInfo:
-    """dask_cuda is imported for real (it may be installed but broken, e.g. without cuda-bindings).
-
-    Importing it creates no CUDA context."""
-    global _dask_cuda_import
-    if _dask_cuda_import is None:
-        info = _library("dask_cuda")
-        if info.installed:
-            try:
-                import dask_cuda  # noqa: F401
-            except Exception as exc:
-                info = LibraryInfo(True, info.version, False, f"{type(exc).__name__}: {exc}")
-            else:
-                info = LibraryInfo(True, info.version, True)
-        _dask_cuda_import = info
-    return _dask_cuda_import
-
-
-def _too_new(libraries: dict[str, LibraryInfo], driver_cuda: str | None) -> str | None:
-    """Why the GPU wheels cannot run on this driver (built for a newer CUDA major version), or None."""
-    if driver_cuda is None:
-        return None
-    driver_major = int(driver_cuda.split(".")[0])
-    for name in ("cupy", "rmm", "cudf"):
-        lib = libraries.get(name)
-        if lib is not None and lib.installed and lib.cuda_major is not None and lib.cuda_major > driver_major:
-            return (
-                f"{lib.distribution} is built for CUDA {lib.cuda_major} and this NVIDIA driver supports CUDA {driver_cuda} at most; "
-                f"update the driver, or install the wheels for CUDA {driver_major} (gpu-dask-kit[gpu-cu{driver_major}])"
-            )
-    return None
+    """One library by its installed metadata (a seam for tests)."""
+    return library(module)
 
 
 def choose_mode(
@@ -245,9 +178,9 @@ def choose_mode(
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
-    too_new = _too_new(libraries, driver_cuda)
-    if too_new:
-        return "cpu", Reason.CUDA_TOO_NEW, f"CPU mode: {len(gpus)} GPU(s) found, but {too_new}."
+    newer = too_new(libraries, driver_cuda)
+    if newer:
+        return "cpu", Reason.CUDA_TOO_NEW, f"CPU mode: {len(gpus)} GPU(s) found, but {newer}."
     return "gpu", Reason.OK, f"GPU mode: {len(gpus)} GPU(s) found and dask-cuda {dask_cuda.version} is ready."
 
 
@@ -266,7 +199,7 @@ def detect(device: str | None = None) -> EnvironmentReport:
             gpus, driver, cuda = _read_gpus(nvml)
         except Exception as exc:
             failure = (Reason.NVML_ERROR, f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).")
-    libraries = {name: _library(name) for name in _LIBRARIES if name != "dask_cuda"}
+    libraries = {name: _library(name) for name in LIBRARIES if name != "dask_cuda"}
     libraries["dask_cuda"] = _dask_cuda() if gpus else _library("dask_cuda")
     raw = os.environ.get("CUDA_VISIBLE_DEVICES")
     visible = None if raw is None else tuple(e.strip() for e in raw.split(",") if e.strip())

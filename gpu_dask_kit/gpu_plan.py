@@ -109,7 +109,7 @@ def check_fractions(options: Any) -> None:
             raise OptionError(
                 name,
                 value,
-                f"at most {MAX_POOL_FRACTION} of the GPU (a pool must leave room for the CUDA context and workspaces)",
+                f"at most {MAX_POOL_FRACTION} of the GPU (a pool must leave at least 1/20 of it free for the CUDA context and workspaces)",
                 "lower it, or use rmm_async=True, which needs no sizing",
             )
 

@@ -18,7 +18,7 @@ from gpu_dask_kit.plan import WorkerSpec
 def test_every_deploy_choice_is_a_module_with_the_one_start_signature(name):
     start = target_module(name).start
     params = inspect.signature(start).parameters
-    assert list(params)[0] == "options" and {"kind", "security", "report"} <= set(params)
+    assert next(iter(params)) == "options" and {"kind", "security", "report"} <= set(params)
     assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("kind", "security", "report"))
 
 

@@ -45,6 +45,13 @@ class WorkerSpec:
     max_workers: int | None = None  # at most this many (one per GPU; CPU: what the cores can run)
 
     @property
+    def device_limit_bytes(self) -> int | None:
+        """The spill limit in bytes where this process knows it (what the monitor and the repr show);
+        None: no device spilling, or a fraction each SLURM job resolves on its own GPU."""
+        limit = self.device_memory_limit
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None
+
+    @property
     def cudf_spill_stats(self) -> int:
         return 1 if self.enable_cudf_spill else 0  # so the kit can report cuDF's own spilled bytes
 

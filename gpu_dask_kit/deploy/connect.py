@@ -121,16 +121,20 @@ def remote_mode_reason(client: Any) -> tuple[str, str]:
 def start(options: ClusterOptions, *, kind: str = "connect", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Connect, decide the workers' mode and this process's backends, register the session (the deploy interface)."""
     client = connect(options, security)
-    mode, reason = remote_mode_reason(client)
-    notes: list[str] = []
-    array, dataframe = client_backends(mode, report or detect("auto"), notes)
-    reason = " ".join([reason, *notes])  # the session of a connection shows its reason only
     try:
-        link = client.dashboard_link or None
-    except Exception:
-        link = None
-    n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
-    record = registry.register(
-        scheduler_address=client.scheduler.address, dashboard_link=link, backend=mode, n_workers=n_workers, options=options.to_dict(), kind="connect"
-    )
+        mode, reason = remote_mode_reason(client)
+        notes: list[str] = []
+        array, dataframe = client_backends(mode, report or detect("auto"), notes)
+        reason = " ".join([reason, *notes])  # the session of a connection shows its reason only
+        try:
+            link = client.dashboard_link or None
+        except Exception:
+            link = None
+        n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        record = registry.register(
+            scheduler_address=client.scheduler.address, dashboard_link=link, backend=mode, n_workers=n_workers, options=options.to_dict(), kind="connect"
+        )
+    except BaseException:
+        client.close()  # only the client: the cluster is not the kit's
+        raise
     return Deployment("connect", mode, reason, client, record, notes=notes, array_backend=array, dataframe_backend=dataframe)

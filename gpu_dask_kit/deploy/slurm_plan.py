@@ -189,6 +189,8 @@ def make_slurm_plan(
         extra.insert(0, f"--gres=gpu:{per_job}")
         if not rmm:
             notes.append("RMM is not installed: the GPU workers use CUDA's default allocator (install gpu-dask-kit[gpu-cu12] for RMM).")
+        if any(isinstance(v, float) for v in (spec.device_memory_limit, spec.rmm_pool_size, spec.rmm_maximum_pool_size)):
+            notes.append("Sizes given as fractions are resolved in each job on its own GPU(s), with the same checks as a local start.")
     else:
         spec = WorkerSpec("cpu", n_workers, threads, memory)
     kwargs["worker_extra_args"] = worker_args

@@ -1,21 +1,14 @@
-"""Process-side GPU memory set-up: route CuPy through RMM. Heavy imports stay inside the functions.
+"""What a process's GPU memory set-up is (run on workers with ``client.run``). Heavy imports stay inside.
 
-The workers get their RMM resource and CuPy allocator from dask-cuda itself (``rmm_pool_size`` /
-``rmm_async`` / ``rmm_allocator_external_lib_list=["cupy"]``); the client process needs its own call,
-made only after the workers exist so that no CUDA context is created here before them.
+The workers get their RMM resource and CuPy allocator from dask-cuda itself (``RMMSetup``, from the
+plan's allocator and ``rmm_allocator_external_lib_list=["cupy"]``, which calls dask-cuda's
+``enable_rmm_memory_for_library``). The notebook's own CuPy keeps CuPy's memory pool: RMM has no pool
+in that process, so routing CuPy through it there would make every allocation a cudaMalloc.
 """
 
 from __future__ import annotations
 
-__all__ = ["use_rmm_for_cupy", "cupy_allocator_name"]
-
-
-def use_rmm_for_cupy() -> None:
-    """Make CuPy allocate through RMM's current device resource in this process."""
-    import cupy
-    from rmm.allocators.cupy import rmm_cupy_allocator
-
-    cupy.cuda.set_allocator(rmm_cupy_allocator)
+__all__ = ["cupy_allocator_name", "rmm_resource_name"]
 
 
 def cupy_allocator_name() -> str:

@@ -30,6 +30,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             for g in report.gpus:
                 memory = "unified memory" if g.unified_memory else f"{format_bytes(g.memory_free or 0)} free of {format_bytes(g.memory_total or 0)}"
                 print(f"  [{g.index}] {g.name}  {memory}  {g.uuid}")
+                for part in g.mig:  # MIG slices: name one by its MIG-... UUID in CUDA_VISIBLE_DEVICES
+                    print(f"      MIG slice {part.uuid}  {format_bytes(part.memory_total or 0)}  {part.name}")
         else:
             print("GPUs: none")
         if report.visible_devices is not None:
@@ -37,6 +39,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         print("Libraries:")
         for name, lib in report.libraries.items():
             state = lib.version or "installed" if lib.installed else "not installed"
+            if lib.cuda_major is not None:
+                state += f" ({lib.distribution}: built for CUDA {lib.cuda_major})"
             if lib.importable is False:
                 state += f" (does not import: {lib.error})"
             print(f"  {name:<17}{state}")

@@ -12,9 +12,6 @@ cuML) are looked up by their installed metadata, not imported, for the same reas
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.metadata
-import importlib.util
 import os
 import threading
 import time
@@ -23,9 +20,23 @@ from typing import Any
 import dask.config
 
 from . import config as _config
-from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, find_gpu
+from .environment_libraries import LIBRARIES, cuda_major, dask_cuda_library, library, too_new
+from .environment_report import EnvironmentReport, GPUInfo, GPUSample, LibraryInfo, Reason, exact_entry, find_gpu, matching_gpus
 
-__all__ = ["Reason", "GPUInfo", "find_gpu", "LibraryInfo", "EnvironmentReport", "GPUSample", "detect", "sample_gpus", "choose_mode"]
+__all__ = [
+    "Reason",
+    "GPUInfo",
+    "find_gpu",
+    "matching_gpus",
+    "exact_entry",
+    "cuda_major",
+    "LibraryInfo",
+    "EnvironmentReport",
+    "GPUSample",
+    "detect",
+    "sample_gpus",
+    "choose_mode",
+]
 
 # --- NVML -------------------------------------------------------------------------------------------
 
@@ -87,13 +98,34 @@ def _memory_info(nvml, handle) -> Any:
         raise
 
 
+def _device(nvml, handle, index: int, mig: tuple[GPUInfo, ...] = ()) -> GPUInfo:
+    mem = _memory_info(nvml, handle)
+    total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
+    return GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free, mig)
+
+
+def _mig_slices(nvml, handle, index: int) -> tuple[GPUInfo, ...]:
+    """The MIG slices of a GPU with MIG enabled (each with its own memory and MIG-... UUID); () otherwise."""
+    try:
+        if nvml.nvmlDeviceGetMigMode(handle)[0] != nvml.NVML_DEVICE_MIG_ENABLE:
+            return ()
+        count = nvml.nvmlDeviceGetMaxMigDeviceCount(handle)
+    except Exception:  # NVMLError_NotSupported: a GPU without MIG
+        return ()
+    slices = []
+    for number in range(count):
+        try:
+            slices.append(_device(nvml, nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, number), index))
+        except Exception:  # NVMLError_NotFound: an empty slot
+            continue
+    return tuple(slices)
+
+
 def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     gpus = []
     for index in range(nvml.nvmlDeviceGetCount()):
         handle = nvml.nvmlDeviceGetHandleByIndex(index)
-        mem = _memory_info(nvml, handle)
-        total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
-        gpus.append(GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free))
+        gpus.append(_device(nvml, handle, index, _mig_slices(nvml, handle, index)))
     driver = _text(nvml.nvmlSystemGetDriverVersion())
     try:
         cuda = int(nvml.nvmlSystemGetCudaDriverVersion_v2())
@@ -103,60 +135,30 @@ def _read_gpus(nvml) -> tuple[list[GPUInfo], str | None, str | None]:
     return gpus, driver, cuda_text
 
 
-# --- libraries --------------------------------------------------------------------------------------
-
-_LIBRARIES = ("dask", "distributed", "dask_cuda", "rmm", "cupy", "cudf", "dask_cudf", "cuml", "distributed_ucxx")
-
-
-@functools.lru_cache(maxsize=1)
-def _distributions() -> dict[str, list[str]]:
-    """Top-level module -> distribution names (scanning site-packages once per process)."""
-    return dict(importlib.metadata.packages_distributions())
+def _dask_cuda() -> LibraryInfo:
+    """dask_cuda imported for real (a seam for tests that fake hardware we lack)."""
+    return dask_cuda_library()
 
 
 def _library(module: str) -> LibraryInfo:
-    if importlib.util.find_spec(module) is None:
-        return LibraryInfo(False, None)
-    dists = _distributions().get(module, [])
-    version = None
-    for dist in dists:
-        try:
-            version = importlib.metadata.version(dist)
-            break
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return LibraryInfo(True, version)
+    """One library by its installed metadata (a seam for tests)."""
+    return library(module)
 
 
-_dask_cuda_import: LibraryInfo | None = None
-
-
-def _dask_cuda() -> LibraryInfo:
-    """dask_cuda is imported for real (it may be installed but broken, e.g. without cuda-bindings).
-
-    Importing it creates no CUDA context."""
-    global _dask_cuda_import
-    if _dask_cuda_import is None:
-        info = _library("dask_cuda")
-        if info.installed:
-            try:
-                import dask_cuda  # noqa: F401
-            except Exception as exc:
-                info = LibraryInfo(True, info.version, False, f"{type(exc).__name__}: {exc}")
-            else:
-                info = LibraryInfo(True, info.version, True)
-        _dask_cuda_import = info
-    return _dask_cuda_import
-
-
-def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None) -> tuple[str, Reason, str]:
+def choose_mode(
+    requested: str, gpus: list, libraries: dict[str, LibraryInfo], nvml_failure: tuple[Reason, str] | None, driver_cuda: str | None = None
+) -> tuple[str, Reason, str]:
     """Pure decision of the mode ``requested`` ("auto" | "gpu" | "cpu") leads to, with the reason.
+    ``driver_cuda`` is the newest CUDA version the driver supports ("12.4"), from NVML.
 
     >>> libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "cupy": LibraryInfo(True, "13.6")}
     >>> choose_mode("auto", [], libs, (Reason.NO_DRIVER, "no NVIDIA driver was found."))[:2]
     ('cpu', <Reason.NO_DRIVER: 'no_driver'>)
     >>> choose_mode("auto", ["gpu0"], libs, None)[:2]
     ('gpu', <Reason.OK: 'ok'>)
+    >>> libs["cupy"] = LibraryInfo(True, "14.0", cuda_major=13, distribution="cupy-cuda13x")
+    >>> choose_mode("auto", ["gpu0"], libs, None, "12.4")[2]  # doctest: +ELLIPSIS
+    'CPU mode: 1 GPU(s) found, but cupy-cuda13x is built for CUDA 13 and this NVIDIA driver supports CUDA 12.4 at most; ...'
     """
     if requested == "cpu":
         unused = f", so the {len(gpus)} GPU(s) here are not used" if gpus else ""
@@ -176,6 +178,9 @@ def choose_mode(requested: str, gpus: list, libraries: dict[str, LibraryInfo], n
     cupy = libraries.get("cupy")
     if cupy is None or not cupy.installed:
         return "cpu", Reason.NO_CUPY, f"CPU mode: {len(gpus)} GPU(s) found, but CuPy is not installed; install gpu-dask-kit[gpu-cu12] or [gpu-cu13]."
+    newer = too_new(libraries, driver_cuda)
+    if newer:
+        return "cpu", Reason.CUDA_TOO_NEW, f"CPU mode: {len(gpus)} GPU(s) found, but {newer}."
     return "gpu", Reason.OK, f"GPU mode: {len(gpus)} GPU(s) found and dask-cuda {dask_cuda.version} is ready."
 
 
@@ -194,20 +199,20 @@ def detect(device: str | None = None) -> EnvironmentReport:
             gpus, driver, cuda = _read_gpus(nvml)
         except Exception as exc:
             failure = (Reason.NVML_ERROR, f"the NVIDIA driver did not answer ({type(exc).__name__}: {exc}).")
-    libraries = {name: _library(name) for name in _LIBRARIES if name != "dask_cuda"}
+    libraries = {name: _library(name) for name in LIBRARIES if name != "dask_cuda"}
     libraries["dask_cuda"] = _dask_cuda() if gpus else _library("dask_cuda")
     raw = os.environ.get("CUDA_VISIBLE_DEVICES")
     visible = None if raw is None else tuple(e.strip() for e in raw.split(",") if e.strip())
     report = EnvironmentReport("cpu", Reason.OK, "", tuple(gpus), driver, cuda, dict(sorted(libraries.items())), visible_devices=visible)
     usable = [g for _, g in report.visible_gpus]
-    mode, reason, text = choose_mode(requested, usable, libraries, failure)
+    mode, reason, text = choose_mode(requested, usable, libraries, failure, cuda)
     if visible is not None and gpus and failure is None and requested != "cpu":
         if not usable:
             mode, reason = "cpu", Reason.NO_DEVICES
             text = f"CPU mode: CUDA_VISIBLE_DEVICES={raw!r} in this process names none of the {len(gpus)} GPU(s) here."
         else:
             text = text.rstrip(".") + f" ({report.visible_text()})."
-    if mode == "gpu" and any(g.unified_memory for g in usable):
+    if mode == "gpu" and any(g.sized.unified_memory for g in usable):
         text = text.rstrip(".") + "; unified memory (no dedicated device memory): dask-cuda does not spill device memory there."
     return dataclasses.replace(report, mode=mode, reason=reason, reason_text=text)
 

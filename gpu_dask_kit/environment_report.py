@@ -14,7 +14,7 @@ from typing import Any
 
 import psutil
 
-__all__ = ["Reason", "GPUInfo", "find_gpu", "LibraryInfo", "EnvironmentReport", "GPUSample"]
+__all__ = ["Reason", "GPUInfo", "find_gpu", "matching_gpus", "exact_entry", "LibraryInfo", "EnvironmentReport", "GPUSample"]
 
 
 class Reason(str, enum.Enum):
@@ -28,22 +28,40 @@ class Reason(str, enum.Enum):
     NVML_ERROR = "nvml_error"
     NO_DASK_CUDA = "no_dask_cuda"
     NO_CUPY = "no_cupy"
+    CUDA_TOO_NEW = "cuda_too_new"  # the GPU wheels (cu13) need a newer CUDA than the driver supports
 
 
 @dataclass(frozen=True)
 class GPUInfo:
-    """One GPU as NVML sees it. Memory is None on unified-memory systems (NVML: "not supported")."""
+    """One GPU (or one MIG slice of it) as NVML sees it. Memory is None on unified-memory systems
+    (NVML: "not supported"). A MIG slice has the ``MIG-...`` UUID and the index of its parent GPU."""
 
     index: int
     name: str
     uuid: str
     memory_total: int | None
     memory_free: int | None
+    mig: tuple[GPUInfo, ...] = ()  # the MIG slices when MIG is enabled on this GPU
 
     @property
     def unified_memory(self) -> bool:
-        """True where the GPU has no dedicated memory of its own (e.g. Grace Hopper): NVML reports none."""
+        """True where the GPU has no dedicated memory of its own (e.g. GB10 / DGX Spark, Jetson): NVML
+        reports none."""
         return self.memory_total is None
+
+    @property
+    def is_mig_slice(self) -> bool:
+        return self.uuid.startswith("MIG-")
+
+    @property
+    def sized(self) -> GPUInfo:
+        """The device whose memory a worker on this entry gets: the GPU, or on a MIG-enabled GPU named by
+        index its first slice (what CUDA runs on there)."""
+        return self.mig[0] if self.mig else self
+
+    def describe(self) -> str:
+        """ "GPU 0 (name)" or "MIG slice MIG-... of GPU 0 (name)"."""
+        return f"MIG slice {self.uuid} of GPU {self.index} ({self.name})" if self.is_mig_slice else f"GPU {self.index} ({self.name})"
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,8 @@ class LibraryInfo:
     version: str | None
     importable: bool | None = None  # None: not tried (importing would touch the GPU)
     error: str | None = None
+    cuda_major: int | None = None  # the CUDA major version the installed wheel is built for (cupy-cuda12x: 12)
+    distribution: str | None = None  # the installed distribution's name (e.g. cupy-cuda12x, rmm-cu12)
 
 
 @dataclass(frozen=True)
@@ -79,8 +99,9 @@ class EnvironmentReport:
     @property
     def visible_gpus(self) -> tuple[tuple[str, GPUInfo], ...]:
         """``(entry, gpu)`` for each GPU this process may use: all of them, or those its
-        CUDA_VISIBLE_DEVICES names (by index or UUID, in its order; as CUDA does, the list ends at the
-        first entry that names no GPU here)."""
+        CUDA_VISIBLE_DEVICES names (by index or UUID, MIG slices too, in its order; as CUDA does, the
+        list ends at the first entry that names no GPU here). Entries are exact (a UUID prefix becomes
+        the UUID)."""
         if self.visible_devices is None:
             return tuple((str(g.index), g) for g in self.gpus)
         chosen: list[tuple[str, GPUInfo]] = []
@@ -88,7 +109,7 @@ class EnvironmentReport:
             match = find_gpu(self.gpus, entry)
             if match is None or any(g is match for _, g in chosen):
                 break
-            chosen.append((entry, match))
+            chosen.append((exact_entry(entry, match), match))
         return tuple(chosen)
 
     def visible_text(self) -> str | None:
@@ -101,7 +122,7 @@ class EnvironmentReport:
         """The JSON model served at ``GET /gpu-dask-kit/api/environment``."""
         data = asdict(self)
         data["reason"] = self.reason.value
-        data["gpus"] = [asdict(g) for g in self.gpus]
+        data["gpus"] = [asdict(g) for g in self.gpus]  # MIG slices nested under "mig"
         data["libraries"] = {k: asdict(v) for k, v in self.libraries.items()}
         return data
 
@@ -118,15 +139,25 @@ class GPUSample:
         return {"gpus": [dict(g) for g in self.gpus], "reason": self.reason, "time": self.time}
 
 
-def find_gpu(gpus: tuple[GPUInfo, ...] | list[GPUInfo], entry: str) -> GPUInfo | None:
-    """The GPU a CUDA_VISIBLE_DEVICES entry names: an NVML index or a UUID (``GPU-...``, or a prefix of
-    one as CUDA accepts); None when it names none here."""
+def matching_gpus(gpus: tuple[GPUInfo, ...] | list[GPUInfo], entry: str) -> list[GPUInfo]:
+    """Every GPU or MIG slice a CUDA_VISIBLE_DEVICES entry may name: an NVML index, a UUID (``GPU-...``
+    or ``MIG-...``), or a prefix of one as CUDA accepts (several when the prefix is ambiguous)."""
     entry = entry.strip()
-    for gpu in gpus:
-        if (entry.isdigit() and gpu.index == int(entry)) or gpu.uuid == entry:
-            return gpu
-    if entry.startswith("GPU-") and len(entry) > 4:
-        prefixed = [g for g in gpus if g.uuid.startswith(entry)]
-        if len(prefixed) == 1:
-            return prefixed[0]
-    return None
+    devices = [d for gpu in gpus for d in (gpu, *gpu.mig)]
+    exact = [d for d in devices if (entry.isdigit() and not d.is_mig_slice and d.index == int(entry)) or d.uuid == entry]
+    if exact or not entry.startswith(("GPU-", "MIG-")) or len(entry) <= 4:
+        return exact
+    return [d for d in devices if d.uuid.startswith(entry)]
+
+
+def find_gpu(gpus: tuple[GPUInfo, ...] | list[GPUInfo], entry: str) -> GPUInfo | None:
+    """The one GPU (or MIG slice) a CUDA_VISIBLE_DEVICES entry names; None when it names none here or a
+    UUID prefix fits more than one."""
+    found = matching_gpus(gpus, entry)
+    return found[0] if len(found) == 1 else None
+
+
+def exact_entry(entry: str, gpu: GPUInfo) -> str:
+    """The entry to pass on for ``gpu``: an index stays an index, a UUID (or a prefix of one, which
+    dask-cuda and distributed do not accept) becomes the exact UUID."""
+    return entry.strip() if entry.strip().isdigit() else gpu.uuid

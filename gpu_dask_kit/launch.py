@@ -1,6 +1,10 @@
-"""The steps around starting a local cluster or connecting to one: dask's config before and after, the
-script checks, and the error a failed start raises. :mod:`gpu_dask_kit.session` wraps the result in a
-:class:`~gpu_dask_kit.session.ClusterSession`."""
+"""The one start path around every deploy target: dask's config before and after, the script checks, the
+error a failed start raises. :func:`start` returns the target's :class:`~gpu_dask_kit.deploy.deployment.Deployment`
+and the dask config to restore at close; :mod:`gpu_dask_kit.session` wraps it in a ``ClusterSession``.
+
+:func:`local`, :func:`slurm`, :func:`connect` and :func:`scale_target` are the older per-target calls,
+kept as thin adapters over :func:`start` and the Deployment.
+"""
 
 from __future__ import annotations
 
@@ -9,93 +13,67 @@ from typing import Any
 import dask.config
 
 from . import clients, guard, registry
-from .deploy import connect as _connect
-from .deploy import local as _local
+from .deploy.deployment import Deployment, target_module, target_name
 from .environment import detect
 from .errors import ClusterStartError, OptionError
 from .links import link_config
 from .options import ClusterOptions
-from .plan import ClusterPlan, make_plan
 
-__all__ = ["local", "slurm", "connect", "scale_target"]
+__all__ = ["start", "local", "slurm", "connect", "scale_target"]
 
-
-def local(opts: ClusterOptions, kind: str, security: Any = None) -> tuple[ClusterPlan, Any, Any, registry.SessionRecord, dict[str, Any]]:
-    """Start the kit's local cluster; return ``(plan, cluster, client, record, previous dask config)``."""
-    plan = make_plan(opts, detect(opts.device))  # raises OptionError before anything starts
-    config = {**link_config(), "array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend}
-    previous = {k: dask.config.get(k, None) for k in config}
-    registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
-    guard.make_main_spawnable()  # `python - < script.py`: workers start without importing "<stdin>"
-    clients.clear_closed_scheduler()
-    dask.config.set(config)  # the scheduler plugin formats the record's dashboard link with it
-    try:
-        cluster, client, record = _local.start(opts, plan, kind=kind, security=security)
-    except BaseException as exc:
-        dask.config.set(previous)
-        if isinstance(exc, (OptionError, KeyboardInterrupt)):
-            raise
-        script = guard.reimports_main()
-        cause = (
-            f' If the worker output above says it reached start_cluster(), {script} needs its `if __name__ == "__main__":` guard.'
-            if script and "Nanny failed to start" in str(exc)
-            else " Run `gpu-dask-kit doctor` to check this machine."
-        )
-        raise ClusterStartError(
-            f"The {plan.mode.upper()} cluster did not start ({type(exc).__name__}: {exc}). Everything that was started has been stopped.{cause}"
-        ) from exc
-    if plan.client_cupy_rmm:
-        from .allocator import use_rmm_for_cupy
-
-        use_rmm_for_cupy()  # only now: no CUDA context in this process before the workers exist
-    return plan, cluster, client, record, previous
+_CONFIG_KEYS = ("array.backend", "dataframe.backend")
 
 
-def slurm(opts: ClusterOptions, kind: str, security: Any = None) -> tuple[Any, Any, Any, registry.SessionRecord, dict[str, Any]]:
-    """deploy="slurm": the workers are SLURM jobs (:mod:`gpu_dask_kit.deploy.slurm_session`); same return as :func:`local`."""
-    from .deploy import slurm_session  # dask-jobqueue: imported only for SLURM sessions
+def start(opts: ClusterOptions, kind: str = "notebook", security: Any = None) -> tuple[Deployment, dict[str, Any]]:
+    """Start (or connect) through the options' target; return ``(deployment, previous dask config)``.
 
-    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
+    Bad options raise :class:`OptionError` before anything starts; any other failure leaves nothing
+    running and raises :class:`ClusterStartError` saying why (local starts: also the script guard)."""
+    name = target_name(opts)
+    module = target_module(name)
+    previous = {k: dask.config.get(k, None) for k in (*link_config(), *_CONFIG_KEYS)}
+    if name == "local":
+        registry.prune_dead()  # e.g. the record of the kernel before a restart, with nothing left running
+        guard.make_main_spawnable()  # `python - < script.py`: workers start without importing "<stdin>"
     clients.clear_closed_scheduler()
     dask.config.set(link_config())  # the scheduler plugin formats the record's dashboard link with it
     try:
-        cluster, client, record, plan = slurm_session.start(opts, kind=kind, security=security)
-    except BaseException:
+        deployment: Deployment = module.start(opts, kind=kind, security=security, report=detect(opts.device) if name == "local" else None)
+    except BaseException as exc:
         dask.config.set(previous)
-        raise
-    dask.config.set({"array.backend": plan.array_backend, "dataframe.backend": plan.dataframe_backend})
-    return plan, cluster, client, record, previous
+        if name != "local" or isinstance(exc, (OptionError, KeyboardInterrupt)):
+            raise
+        raise _start_error(exc) from exc
+    dask.config.set({"array.backend": deployment.array_backend, "dataframe.backend": deployment.dataframe_backend})
+    return deployment, previous
+
+
+def _start_error(exc: BaseException) -> ClusterStartError:
+    script = guard.reimports_main()
+    cause = (
+        f' If the worker output above says it reached start_cluster(), {script} needs its `if __name__ == "__main__":` guard.'
+        if script and "Nanny failed to start" in str(exc)
+        else " Run `gpu-dask-kit doctor` to check this machine."
+    )
+    return ClusterStartError(f"The cluster did not start ({type(exc).__name__}: {exc}). Everything that was started has been stopped.{cause}")
+
+
+def local(opts: ClusterOptions, kind: str, security: Any = None) -> tuple[Any, Any, Any, registry.SessionRecord, dict[str, Any]]:
+    """Adapter: ``(plan, cluster, client, record, previous dask config)`` of :func:`start`."""
+    deployment, previous = start(opts, kind, security)
+    return deployment.plan, deployment.cluster, deployment.client, deployment.record, previous
+
+
+slurm = local  # deploy="slurm": the same adapter (the options name the target)
 
 
 def scale_target(options: ClusterOptions, plan: Any) -> int:
-    """The worker count ``session.scale`` asks for: checked against this machine (one worker per GPU), or
-    rounded to whole jobs on SLURM (no check against this machine)."""
-    if options.deploy == "slurm":
-        from .deploy.slurm_session import scale_target as slurm_target
-
-        return int(slurm_target(plan, options.n_workers or 1))
-    return make_plan(options, detect(options.device)).n_workers
+    """Adapter: the workers ``session.scale`` asks for, by the rule of the plan made at start (whole jobs on
+    SLURM, at most one per GPU locally); nothing is detected or planned again."""
+    return int(plan.spec.scale_target(int(options.n_workers or 1)))
 
 
 def connect(opts: ClusterOptions, security: Any) -> tuple[Any, str, str, registry.SessionRecord, dict[str, Any]]:
-    """Connect to an existing scheduler; return ``(client, mode, reason, record, previous dask config)``."""
-    previous = {k: dask.config.get(k, None) for k in (*link_config(), "array.backend", "dataframe.backend")}
-    dask.config.set(link_config())
-    clients.clear_closed_scheduler()
-    try:
-        client = _connect.connect(opts, security)
-    except BaseException:
-        dask.config.set(previous)
-        raise
-    mode, reason = _connect.remote_mode_reason(client)
-    array, dataframe = _connect.remote_backends(mode)
-    dask.config.set({"array.backend": array, "dataframe.backend": dataframe})
-    try:
-        link = client.dashboard_link or None
-    except Exception:
-        link = None
-    n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
-    record = registry.register(
-        scheduler_address=client.scheduler.address, dashboard_link=link, backend=mode, n_workers=n_workers, options=opts.to_dict(), kind="connect"
-    )
-    return client, mode, reason, record, previous
+    """Adapter: ``(client, mode, reason, record, previous dask config)`` of :func:`start` for a connection."""
+    deployment, previous = start(opts, "connect", security)
+    return deployment.client, deployment.mode, deployment.reason, deployment.record, previous

@@ -1,8 +1,11 @@
-"""Planning against fake machines: the checks that need hardware we lack, made before anything starts."""
+"""Planning against fake machines: the checks that need hardware we lack, made before anything starts.
+
+Each plan is read through the local translation (``deploy.local.cluster_kwargs``), as LocalCUDACluster gets it."""
 
 import pytest
 
 from gpu_dask_kit import ClusterOptions, OptionError
+from gpu_dask_kit.deploy.local import cluster_kwargs
 from gpu_dask_kit.environment import EnvironmentReport, GPUInfo, LibraryInfo, Reason
 from gpu_dask_kit.plan import make_plan
 
@@ -22,20 +25,31 @@ def report(n_gpus=1, total=16 * GiB, rmm=True, cupy=True, cudf=True, ucxx=False)
     return EnvironmentReport(mode, reason, text, gpus, "580", "13.0", libs, cpu_count=8)
 
 
+class Planned:
+    """A plan with ``kwargs``: the LocalCUDACluster / LocalCluster keywords it translates to."""
+
+    def __init__(self, options, rep):
+        self.plan = make_plan(options, rep)
+        self.kwargs = cluster_kwargs(self.plan, options)
+
+    def __getattr__(self, name):
+        return getattr(self.plan, name)
+
+
 def plan(rep, **kw):
-    return make_plan(ClusterOptions.from_config(**kw), rep)
+    return Planned(ClusterOptions.from_config(**kw), rep)
 
 
 def test_gpu_plan_is_seed_setup_done_right():
     p = plan(report(n_gpus=2), rmm_pool_size="4GiB", device_memory_limit="8GiB")
-    assert p.backend == "gpu" and p.n_workers == 2
+    assert p.mode == "gpu" and p.n_workers == 2
     kw = p.kwargs
     assert kw["CUDA_VISIBLE_DEVICES"] == "0,1"
     assert kw["rmm_pool_size"] == 4 * GiB and kw["device_memory_limit"] == 8 * GiB
     assert kw["rmm_allocator_external_lib_list"] == ["cupy"]
     assert kw["rmm_async"] is False and "rmm_maximum_pool_size" not in kw  # a pool: never async too
     assert kw["host"] == "127.0.0.1" and kw["dashboard_address"] == "127.0.0.1:0"
-    assert p.client_cupy_rmm and p.array_backend == "cupy" and p.dataframe_backend == "cudf"
+    assert p.array_backend == "cupy" and p.dataframe_backend == "cudf"
     assert any("RMM pool of 4.00 GiB" in n for n in p.notes)
     # rmm_async=None (auto, the default): RMM's async allocator when no pool is asked (issue 11 f)
     auto = plan(report(n_gpus=2)).kwargs
@@ -77,7 +91,7 @@ def test_rmm_options_without_rmm_say_which_extra():
     with pytest.raises(OptionError, match=r"gpu-dask-kit\[gpu-cu12\]"):
         plan(report(rmm=False), rmm_pool_size="1GiB")
     p = plan(report(rmm=False))
-    assert "rmm_allocator_external_lib_list" not in p.kwargs and not p.client_cupy_rmm
+    assert "rmm_allocator_external_lib_list" not in p.kwargs
 
 
 def test_device_gpu_without_gpu_is_an_error_with_the_reason():
@@ -89,7 +103,7 @@ def test_device_gpu_without_gpu_is_an_error_with_the_reason():
 
 def test_cpu_fallback_keeps_notebook_code_working_and_says_what_it_ignored():
     p = plan(report(n_gpus=0), rmm_pool_size="1GiB", n_workers=2, memory_limit="1GiB")
-    assert p.backend == "cpu" and p.array_backend == "numpy" and p.dataframe_backend == "pandas"
+    assert p.mode == "cpu" and p.array_backend == "numpy" and p.dataframe_backend == "pandas"
     assert p.kwargs["n_workers"] == 2 and p.kwargs["threads_per_worker"] == 4 and p.kwargs["memory_limit"] == GiB
     assert "rmm_pool_size" not in p.kwargs
     assert any("Ignored in CPU mode: rmm_pool_size" in n for n in p.notes)
@@ -97,7 +111,7 @@ def test_cpu_fallback_keeps_notebook_code_working_and_says_what_it_ignored():
 
 def test_cpu_requested_on_a_gpu_machine():
     p = plan(report(n_gpus=2), device="cpu", n_workers=3)
-    assert p.backend == "cpu" and p.n_workers == 3
+    assert p.mode == "cpu" and p.n_workers == 3
 
 
 def test_gpu_without_dask_cudf_keeps_pandas_dataframes():
@@ -112,7 +126,8 @@ def test_host_memory_larger_than_machine():
 
 
 def test_device_memory_limit_off():
-    assert plan(report(), device_memory_limit="off").kwargs["device_memory_limit"] == 0
+    p = plan(report(), device_memory_limit="off")
+    assert p.spec.device_memory_limit is None and p.kwargs["device_memory_limit"] is None  # dask-cuda: no device spilling
 
 
 @pytest.mark.parametrize("value", [1, 1024, "10MiB"])
@@ -149,21 +164,22 @@ def test_planning_touches_no_file_and_reads_no_live_machine(monkeypatch, tmp_pat
         p = make_plan(options, rep)
     finally:
         monkeypatch.undo()
-    assert p.kwargs["local_directory"] == str(folder) and not folder.exists()
-    assert p.kwargs["memory_limit"] == 2 * GiB
+    assert cluster_kwargs(p, options)["local_directory"] == str(folder) and not folder.exists()
+    assert p.spec.memory_limit == 2 * GiB
     with pytest.raises(OptionError, match=r"at most the machine's memory \(8.00 GiB\)"):
         plan(rep, memory_limit="9GiB")
 
 
 def test_unified_memory_gpu_leaves_spilling_to_dask_cuda():
-    """Issue 11 e: a GPU whose NVML memory is "not supported" (GH200): dask-cuda's "default" limit; sizes refused."""
+    """Issue 11 e: a GPU whose NVML memory is "not supported" (GB10 / DGX Spark): no device spilling (the
+    spec carries None, never the string "default": issue 23 defect 3); sizes in fractions refused."""
     import dataclasses
 
     base = report()
-    rep = dataclasses.replace(base, gpus=(GPUInfo(0, "GH200", "GPU-0", None, None),))
+    rep = dataclasses.replace(base, gpus=(GPUInfo(0, "GB10", "GPU-0", None, None),))
     p = plan(rep)
-    assert p.kwargs["device_memory_limit"] == "default" and any("unified" in n.lower() for n in p.notes)
-    assert plan(rep, device_memory_limit=None).kwargs["device_memory_limit"] == 0
+    assert p.spec.device_memory_limit is None and any("unified" in n.lower() for n in p.notes)
+    assert plan(rep, device_memory_limit=None).spec.device_memory_limit is None
     with pytest.raises(OptionError) as info:
         plan(rep, device_memory_limit="8GiB")
     assert info.value.parameter == "device_memory_limit"

@@ -94,7 +94,7 @@ def test_b_plan_honours_cuda_visible_devices_by_uuid(sim_gpus, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", uuid)
     plan = make_plan(ClusterOptions.from_config(), kit.detect())
     assert plan.n_workers == 1
-    assert plan.kwargs["CUDA_VISIBLE_DEVICES"] in (uuid, "3")
+    assert plan.spec.devices == (uuid,)
     assert any(uuid in note or "CUDA_VISIBLE_DEVICES" in note for note in plan.notes), plan.notes
 
 
@@ -223,12 +223,12 @@ def test_f_async_allocator_is_the_default_on_gpu_unless_a_pool_is_asked(sim_gpus
     report = _with_library(kit.detect(), "rmm")
     assert ClusterOptions.from_config().rmm_async is None  # "auto" (BRIEF: default None)
     plan = make_plan(ClusterOptions.from_config(), report)
-    assert plan.kwargs.get("rmm_async") is True and plan.kwargs.get("rmm_pool_size") is None
+    assert plan.spec.allocator == "async" and plan.spec.rmm_pool_size is None
     pooled = make_plan(ClusterOptions.from_config(rmm_pool_size="2GiB"), report)
-    assert not pooled.kwargs.get("rmm_async") and pooled.kwargs["rmm_pool_size"] == 2 * GiB
-    assert make_plan(ClusterOptions.from_config(rmm_async=False), report).kwargs.get("rmm_async") is False
+    assert pooled.spec.allocator == "pool" and pooled.spec.rmm_pool_size == 2 * GiB
+    assert make_plan(ClusterOptions.from_config(rmm_async=False), report).spec.allocator == "none"
     cpu = make_plan(ClusterOptions.from_config(device="cpu"), report)  # on CPU "auto" means nothing
-    assert "rmm_async" not in cpu.kwargs and not any("rmm_async" in n for n in cpu.notes)
+    assert cpu.spec.allocator == "none" and not any("rmm_async" in n for n in cpu.notes)
 
 
 # --- g. no CUDA in the notebook process; notebook 02's spilling cell ------------------------------

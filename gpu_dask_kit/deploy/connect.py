@@ -1,20 +1,24 @@
-"""Connect to an existing scheduler (``scheduler_address`` or ``scheduler_file``); nothing is started.
+"""The connect target: an existing scheduler (``scheduler_address`` or ``scheduler_file``); nothing is started.
 
-The kit never installs plugins on, nor stops, a cluster it did not start.
+The kit never installs plugins on, nor stops, a cluster it did not start. :func:`start` returns a
+:class:`~gpu_dask_kit.deploy.deployment.Deployment` without a cluster or plan (it cannot be scaled).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any
 
 import dask.config
 
+from .. import registry
+from ..environment import EnvironmentReport, detect
 from ..errors import ConnectError
 from ..options import ClusterOptions
+from ..plan import client_backends
+from .deployment import Deployment
 
-__all__ = ["scheduler_file_address", "connect", "remote_mode", "remote_mode_reason", "remote_backends"]
+__all__ = ["scheduler_file_address", "connect", "remote_mode_reason", "start"]
 
 
 def scheduler_file_address(path: str) -> str | None:
@@ -114,13 +118,23 @@ def remote_mode_reason(client: Any) -> tuple[str, str]:
     return "cpu", f"CPU: the workers at {address} are plain dask workers (no dask-cuda plugins)."
 
 
-def remote_mode(client: Any) -> str:
-    """ "gpu" if every worker is a dask-cuda worker, else "cpu" (see :func:`remote_mode_reason`)."""
-    return remote_mode_reason(client)[0]
-
-
-def remote_backends(mode: str) -> tuple[str, str]:
-    """dask's array and dataframe backends for a connected cluster of this mode."""
-    if mode != "gpu":
-        return "numpy", "pandas"
-    return "cupy", "cudf" if importlib.util.find_spec("dask_cudf") is not None else "pandas"
+def start(options: ClusterOptions, *, kind: str = "connect", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+    """Connect, decide the workers' mode and this process's backends, register the session (the deploy interface)."""
+    client = connect(options, security)
+    try:
+        mode, reason = remote_mode_reason(client)
+        notes: list[str] = []
+        array, dataframe = client_backends(mode, report or detect("auto"), notes)
+        reason = " ".join([reason, *notes])  # the session of a connection shows its reason only
+        try:
+            link = client.dashboard_link or None
+        except Exception:
+            link = None
+        n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        record = registry.register(
+            scheduler_address=client.scheduler.address, dashboard_link=link, backend=mode, n_workers=n_workers, options=options.to_dict(), kind="connect"
+        )
+    except BaseException:
+        client.close()  # only the client: the cluster is not the kit's
+        raise
+    return Deployment("connect", mode, reason, client, record, notes=notes, array_backend=array, dataframe_backend=dataframe)

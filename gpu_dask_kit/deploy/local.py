@@ -1,5 +1,7 @@
-"""Start a ``LocalCUDACluster`` (GPU) or ``LocalCluster`` (CPU) from a :class:`~gpu_dask_kit.plan.ClusterPlan`.
+"""The local target: ``LocalCUDACluster`` (GPU) or ``LocalCluster`` (CPU) from the plan's :class:`WorkerSpec`.
 
+:func:`cluster_kwargs` is the thin translation of the spec into those constructors' keywords (the other
+translation, ``dask cuda worker`` arguments, is :func:`gpu_dask_kit.deploy.slurm_plan.cuda_worker_args`).
 Every cluster started here carries the kit's scheduler plugin (:class:`~gpu_dask_kit.plugins.SessionRecordPlugin`),
 which writes the session's registry record, keeps it in step with the workers, installs the kit's worker
 plugins and removes the record when the scheduler closes. Nothing is left running after a failed start.
@@ -11,12 +13,15 @@ import os
 from typing import Any
 
 from .. import registry
+from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
 from ..options import ClusterOptions
-from ..plan import ClusterPlan
+from ..plan import ClusterPlan, WorkerSpec, make_plan
 from ..processes import end_processes, processes
+from .deployment import Deployment
+from .deployment import wait_for_workers as wait_for_workers
 
-__all__ = ["DEATH_TIMEOUT", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory"]
+__all__ = ["DEATH_TIMEOUT", "cluster_kwargs", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory", "wait_for_workers"]
 
 #: Seconds a worker waits for a vanished scheduler (e.g. a killed kernel) before it exits by itself.
 DEATH_TIMEOUT = 60
@@ -37,6 +42,40 @@ def prepare_local_directory(options: ClusterOptions) -> None:
         ) from exc
 
 
+def gpu_kwargs(spec: WorkerSpec) -> dict[str, Any]:
+    """``LocalCUDACluster``'s GPU keywords for ``spec`` (sizes already bytes: resolved on the selected GPUs)."""
+    kwargs: dict[str, Any] = {
+        "CUDA_VISIBLE_DEVICES": ",".join(spec.devices),
+        "device_memory_limit": spec.device_memory_limit,  # None: no device spilling (dask-cuda: as 0)
+        "enable_cudf_spill": spec.enable_cudf_spill,
+        "rmm_async": spec.allocator == "async",
+        "rmm_managed_memory": spec.allocator in ("managed", "managed_pool"),
+    }
+    if spec.enable_cudf_spill:
+        kwargs["cudf_spill_stats"] = spec.cudf_spill_stats
+    if spec.rmm_pool_size is not None:
+        kwargs["rmm_pool_size"] = spec.rmm_pool_size
+    if spec.rmm_maximum_pool_size is not None:
+        kwargs["rmm_maximum_pool_size"] = spec.rmm_maximum_pool_size
+    if spec.rmm_libraries:
+        kwargs["rmm_allocator_external_lib_list"] = list(spec.rmm_libraries)
+    return kwargs
+
+
+def cluster_kwargs(plan: ClusterPlan, options: ClusterOptions) -> dict[str, Any]:
+    """``LocalCUDACluster`` / ``LocalCluster`` keywords: the plan's worker spec plus the options' network settings."""
+    spec = plan.spec
+    kwargs: dict[str, Any] = {"n_workers": spec.n_workers, "threads_per_worker": spec.threads_per_worker, "memory_limit": spec.memory_limit}
+    kwargs.update(gpu_kwargs(spec) if spec.mode == "gpu" else {"processes": True})
+    kwargs.update(host=options.host, protocol=options.protocol, dashboard_address=options.dashboard_address)
+    if options.dashboard_address is None:
+        # The scheduler's HTTP server (health, metrics) still listens: keep it on a free loopback port.
+        kwargs.update(dashboard_address=f"{options.host}:0", scheduler_kwargs={"dashboard": False})
+    if options.local_directory:
+        kwargs["local_directory"] = options.local_directory  # created by prepare_local_directory before the start
+    return kwargs
+
+
 def new_record(options: ClusterOptions, plan: ClusterPlan, kind: str) -> registry.SessionRecord:
     """The (unwritten) record the scheduler plugin writes when the scheduler starts."""
     return registry.new_record(scheduler_address=None, dashboard_link=None, backend=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
@@ -53,7 +92,7 @@ def build_cluster(
     makes the scheduler, workers and client talk TLS (``tls://``) instead of plain TCP.
     """
     prepare_local_directory(options)
-    kwargs = dict(plan.kwargs, asynchronous=asynchronous, death_timeout=DEATH_TIMEOUT)
+    kwargs = dict(cluster_kwargs(plan, options), asynchronous=asynchronous, death_timeout=DEATH_TIMEOUT)
     if record is not None:
         from ..plugins import SessionRecordPlugin  # distributed: imported only when a cluster starts
 
@@ -69,25 +108,26 @@ def build_cluster(
     return LocalCluster(**kwargs)
 
 
-def start(options: ClusterOptions, plan: ClusterPlan, *, kind: str, security: Any = None) -> tuple[Any, Any, registry.SessionRecord]:
-    """Start the cluster and its client, wait for the plan's workers; return ``(cluster, client, record)``."""
-    from distributed import Client
+def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+    """Plan, start the cluster and its client, wait for the spec's workers (the deploy interface)."""
+    from distributed import Client  # distributed's client: imported only when a cluster starts
 
+    plan = make_plan(options, report or detect(options.device))  # raises OptionError before anything starts
     record = new_record(options, plan, kind)
     cluster = client = None
     try:
         cluster = build_cluster(options, plan, record=record, security=security)
         client = Client(cluster, set_as_default=True)
         client.wait_for_workers(plan.n_workers, timeout=options_timeout(options))
-        return cluster, client, record
     except BaseException:
         abort(client, cluster)
         raise
+    return Deployment("local", plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), plan.array_backend, plan.dataframe_backend)
 
 
 def options_timeout(options: ClusterOptions) -> float:
     """Seconds to wait for the workers (``start_timeout`` where the options have it)."""
-    return float(getattr(options, "start_timeout", None) or 120)
+    return float(options.start_timeout or 120)
 
 
 def worker_pids(client: Any) -> list[int]:
@@ -111,15 +151,3 @@ def abort(client: Any, cluster: Any) -> None:
             except Exception:
                 pass
     end_processes(procs, 10)
-
-
-def wait_for_workers(client: Any, n_workers: int, timeout: float) -> bool:
-    """Wait until exactly ``n_workers`` workers are connected (after a scale); False on timeout."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while len(client.scheduler_info(n_workers=-1)["workers"]) != n_workers:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True

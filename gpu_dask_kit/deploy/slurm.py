@@ -4,8 +4,9 @@
 checks them against ``sinfo`` before any ``sbatch``, submits, waits for the workers while saying why
 jobs pend, and cancels everything when it gives up; :func:`close_slurm` cancels every job of the session
 and waits until ``squeue`` no longer lists them. Scaling is dask-jobqueue's own (``cluster.scale(n)``,
-``cluster.adapt(minimum=, maximum=)``). GPU jobs run ``dask cuda worker`` (one worker per GPU of the job)
-with the same RMM, spilling and CuPy settings as a local ``LocalCUDACluster``; CPU jobs run ``dask worker``.
+``cluster.adapt(minimum=, maximum=)``). GPU jobs run ``dask cuda worker`` (one worker per GPU of the job,
+through :mod:`gpu_dask_kit.deploy.cuda_worker`, which resolves sizes on the job's GPUs) with the same
+worker spec as a local ``LocalCUDACluster``; CPU jobs run ``dask worker``.
 
 The cluster is dask-jobqueue's ``SLURMCluster`` with two small additions (:func:`cluster_class`): its job
 class tells ``JOB_HOOKS`` which job ids were submitted and cancelled (so the session's registry record
@@ -37,7 +38,6 @@ __all__ = [
     "start_slurm",
     "close_slurm",
     "cancel_jobs",
-    "job_ids",
     "squeue_jobs",
     "cluster_class",
     "JOB_HOOKS",
@@ -115,13 +115,6 @@ def squeue_jobs(job_name: str) -> list[tuple[str, str, str]]:
     return [tuple(line.split("|", 2)) for line in proc.stdout.splitlines() if line.strip()]  # type: ignore[misc]
 
 
-def job_ids(cluster: Any) -> list[str]:
-    """Every SLURM job id of the session that ``squeue`` still lists (running, pending or ending)."""
-    ids = {j for j, _, _ in squeue_jobs(cluster.job_name)}
-    ids |= {w.job_id for w in cluster.workers.values() if getattr(w, "job_id", None)}
-    return sorted(ids, key=int)
-
-
 def _wait_for_workers(cluster: Any, plan: SlurmPlan, timeout: float, on_wait: Callable[[str], None]) -> None:
     deadline = time.monotonic() + timeout
     said = ""
@@ -177,12 +170,12 @@ def start_slurm(
             raise OptionError("deploy", "slurm", "'slurm' only where SLURM's commands are installed", missing_commands() or "")
         parts = partitions()
         chosen = parts.get(options.partition) if options.partition else next((p for p in parts.values() if p.default), None)
-        mode = choose_mode(getattr(options, "device", "auto"), options.gpus_per_job, chosen.gpus if chosen else 0)
+        mode = choose_mode(options.device, options.gpus_per_job, chosen.gpus if chosen else 0)
     rmm = importlib.util.find_spec("rmm") is not None  # the jobs run this Python (sys.executable)
-    cupy_rmm = mode == "gpu" and rmm and importlib.util.find_spec("cupy") is not None
+    cupy = importlib.util.find_spec("cupy") is not None
     name = job_name or f"gdk-{secrets.token_hex(4)}"
     logs = log_directory or os.path.join(os.path.expanduser("~"), ".cache", "gpu-dask-kit", "slurm", name)
-    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy_rmm, log_directory=logs, rmm=rmm)
+    plan = make_slurm_plan(options, mode, job_name=name, cupy_through_rmm=cupy, log_directory=logs, rmm=rmm)
     loopback = "host" in plan.kwargs["scheduler_options"] and plan.kwargs["scheduler_options"]["host"] in ("127.0.0.1", "localhost", "::1")
     part = preflight(
         options.partition,
@@ -202,8 +195,8 @@ def start_slurm(
     cluster = cluster_class()(**kwargs)
     _LOGS[cluster] = logs
     try:
-        cluster.scale(plan.n_workers)
-        _wait_for_workers(cluster, plan, timeout if timeout is not None else getattr(options, "start_timeout", 120.0), on_wait or print)
+        cluster.scale(jobs=plan.n_workers // plan.workers_per_job)  # dask-jobqueue's whole-job scaling
+        _wait_for_workers(cluster, plan, timeout if timeout is not None else options.start_timeout, on_wait or print)
     except BaseException:
         close_slurm(cluster, keep_logs=True)  # the error points to the logs
         raise

@@ -1,7 +1,9 @@
-"""The pure half of the SLURM deploy: the kit's options -> dask-jobqueue ``SLURMCluster`` keywords.
+"""The pure half of the SLURM deploy: the kit's options -> a :class:`~gpu_dask_kit.plan.WorkerSpec` (the
+same planner as every target) -> dask-jobqueue ``SLURMCluster`` keywords and ``dask cuda worker`` arguments.
 
 No SLURM command runs here and nothing is created; :mod:`gpu_dask_kit.deploy.slurm` checks the plan
-against ``sinfo`` and submits it.
+against ``sinfo`` and submits it. The job's GPU is not known here: sizes given as fractions are resolved
+in the job, on its own GPUs, by :mod:`gpu_dask_kit.deploy.cuda_worker` (with the same rules).
 """
 
 from __future__ import annotations
@@ -12,14 +14,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..environment import LibraryInfo
 from ..errors import OptionError
-from ..memory import format_bytes, parse_size
+from ..memory import align_pool_size, format_bytes, parse_size
+from ..plan import MIN_WORKER_MEMORY, WorkerSpec, gpu_spec
 
-__all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_memory_bytes", "DEFAULT_WORKER_MEMORY"]
+__all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_memory_bytes", "cuda_worker_args", "DEFAULT_WORKER_MEMORY", "WORKER_MODULE"]
+
+#: What a GPU job runs (``python -m ...``): resolves the sizes on the job's GPUs, then runs ``dask cuda worker``.
+WORKER_MODULE = "gpu_dask_kit.deploy.cuda_worker"
 
 #: Host memory per worker when neither memory_limit (as a size) nor job_memory says.
 DEFAULT_WORKER_MEMORY = {"cpu": 2 * 2**30, "gpu": 16 * 2**30}
-_MIN_WORKER_MEMORY = 64 * 2**20
 
 
 @dataclass
@@ -31,6 +37,7 @@ class SlurmPlan:
     n_workers: int
     workers_per_job: int
     job_name: str
+    spec: WorkerSpec = None  # type: ignore[assignment]  # set by make_slurm_plan
     notes: list[str] = field(default_factory=list)
     memory_option: tuple[str, Any] = ("job_memory", None)  # the option the job's memory came from (for errors)
     reason: str = ""  # where the workers run, one sentence (set once the partition is known)
@@ -47,38 +54,29 @@ class SlurmPlan:
 
 
 def _size_arg(value: Any) -> str:
-    """A size for a dask-cuda flag: fractions stay fractions (of the GPU), bytes stay bytes."""
+    """A size for a dask-cuda flag: fractions stay fractions (resolved in the job), bytes stay bytes."""
     return repr(value) if isinstance(value, float) else str(int(value))
 
 
-def _gpu_worker_args(options: Any, cupy_through_rmm: bool, rmm: bool, notes: list[str]) -> list[str]:
-    args = ["--device-memory-limit", "0" if options.device_memory_limit is None else _size_arg(options.device_memory_limit)]
-    pool = options.rmm_pool_size
-    use_async = options.rmm_async if options.rmm_async is not None else pool is None and rmm  # None = "auto"
-    if not rmm:
-        wanted = [n for n in ("rmm_pool_size", "rmm_async", "rmm_managed_memory") if getattr(options, n)]
-        if wanted:
-            raise OptionError(
-                wanted[0],
-                getattr(options, wanted[0]),
-                "an RMM setting only when RMM is installed (the worker jobs run this Python)",
-                "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13]), or drop the RMM option",
-            )
-        notes.append("RMM is not installed: the GPU workers use CUDA's default allocator (install gpu-dask-kit[gpu-cu12] for RMM).")
-    if pool is not None:
-        args += ["--rmm-pool-size", _size_arg(pool if isinstance(pool, float) else pool // 256 * 256)]
-        if options.rmm_maximum_pool_size is not None:
-            args += ["--rmm-maximum-pool-size", _size_arg(options.rmm_maximum_pool_size)]
-        notes.append("Each GPU worker allocates through an RMM pool.")
-    elif use_async:
+def cuda_worker_args(spec: WorkerSpec) -> list[str]:
+    """``dask cuda worker`` arguments for ``spec`` (the CLI twin of :func:`gpu_dask_kit.deploy.local.gpu_kwargs`).
+
+    >>> cuda_worker_args(WorkerSpec("gpu", 1, 1, 0, allocator="managed", rmm_libraries=("cupy",)))
+    ['--device-memory-limit', '0', '--rmm-managed-memory', '--set-rmm-allocator-for-libs', 'cupy']
+    """
+    limit = spec.device_memory_limit
+    args = ["--device-memory-limit", "0" if limit is None else _size_arg(limit)]
+    for flag, value in (("--rmm-pool-size", spec.rmm_pool_size), ("--rmm-maximum-pool-size", spec.rmm_maximum_pool_size)):
+        if value is not None:
+            args += [flag, _size_arg(value if isinstance(value, float) else align_pool_size(value))]
+    if spec.allocator == "async":
         args.append("--rmm-async")
-        notes.append("Each GPU worker allocates with RMM's asynchronous allocator (memory given back at close).")
-    if options.rmm_managed_memory:
+    if spec.allocator in ("managed", "managed_pool"):
         args.append("--rmm-managed-memory")
-    if options.enable_cudf_spill:
-        args.append("--enable-cudf-spill")
-    if cupy_through_rmm:
-        args += ["--set-rmm-allocator-for-libs", "cupy"]
+    if spec.enable_cudf_spill:
+        args += ["--enable-cudf-spill", "--cudf-spill-stats", str(spec.cudf_spill_stats)]
+    if spec.rmm_libraries:
+        args += ["--set-rmm-allocator-for-libs", ",".join(spec.rmm_libraries)]
     return args
 
 
@@ -110,8 +108,8 @@ def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> i
     else:
         memory = DEFAULT_WORKER_MEMORY[mode]
         notes.append(f"Each worker gets {memory // 2**30} GiB of host memory (set job_memory or memory_limit to change it).")
-    if memory < _MIN_WORKER_MEMORY:
-        raise OptionError("job_memory", options.job_memory, f"at least {_MIN_WORKER_MEMORY // 2**20} MiB per worker", "give a size with a unit, e.g. '2GiB'")
+    if memory < MIN_WORKER_MEMORY:
+        raise OptionError("job_memory", options.job_memory, f"at least {MIN_WORKER_MEMORY // 2**20} MiB per worker", "give a size with a unit, e.g. '2GiB'")
     return memory
 
 
@@ -124,12 +122,14 @@ def make_slurm_plan(
     python: str | None = None,
     log_directory: str | None = None,
     rmm: bool = True,
+    libraries: dict[str, LibraryInfo] | None = None,
 ) -> SlurmPlan:
     """SLURMCluster keywords for ``options`` (a ``ClusterOptions``) in ``mode`` "gpu" or "cpu". Pure.
 
-    GPU: ``gpus_per_job`` GPUs per job (default 1), one ``dask cuda worker`` per GPU. CPU: one
-    ``dask worker`` per job. ``n_workers`` counts workers (default: one job's worth). ``rmm``: RMM is
-    installed in the jobs' Python (else the RMM options are refused and "auto" means no RMM).
+    GPU: ``gpus_per_job`` GPUs per job (default 1), one ``dask cuda worker`` per GPU (run through
+    :data:`WORKER_MODULE`). CPU: one ``dask worker`` per job. ``n_workers`` counts workers (default: one
+    job's worth). ``libraries``: what the jobs' Python (this one) has installed, as in a detection report
+    (or the older flags ``rmm`` / ``cupy_through_rmm``: RMM / CuPy installed; cuDF assumed).
     """
     notes: list[str] = []
     threads = options.threads_per_worker or (1 if mode == "gpu" else (options.job_cores or 1))
@@ -176,14 +176,25 @@ def make_slurm_plan(
     job_memory = job_memory_bytes(options.job_memory)
     if job_memory is not None:
         kwargs["job_mem"] = f"{math.ceil(job_memory / 2**20)}M"
-    if mode == "gpu":
-        kwargs["worker_command"] = "dask cuda worker"
-        worker_args += _gpu_worker_args(options, cupy_through_rmm, rmm, notes)
-        extra.insert(0, f"--gres=gpu:{per_job}")
-    kwargs["worker_extra_args"] = worker_args
-    kwargs["job_extra_directives"] = extra
     jobs = math.ceil((options.n_workers or per_job) / per_job)
     n_workers = jobs * per_job  # dask-jobqueue submits whole jobs
+    if mode == "gpu":
+        if libraries is None:
+            libraries = {"rmm": LibraryInfo(rmm, None), "cupy": LibraryInfo(cupy_through_rmm, None), "cudf": LibraryInfo(True, None)}
+        rmm = bool(libraries.get("rmm") and libraries["rmm"].installed)
+        fields = gpu_spec(options, libraries, notes, workers_per_unit=per_job)
+        spec = WorkerSpec("gpu", n_workers, threads, memory, **fields)
+        kwargs["worker_command"] = WORKER_MODULE
+        worker_args += cuda_worker_args(spec)
+        extra.insert(0, f"--gres=gpu:{per_job}")
+        if not rmm:
+            notes.append("RMM is not installed: the GPU workers use CUDA's default allocator (install gpu-dask-kit[gpu-cu12] for RMM).")
+        if any(isinstance(v, float) for v in (spec.device_memory_limit, spec.rmm_pool_size, spec.rmm_maximum_pool_size)):
+            notes.append("Sizes given as fractions are resolved in each job on its own GPU(s), with the same checks as a local start.")
+    else:
+        spec = WorkerSpec("cpu", n_workers, threads, memory)
+    kwargs["worker_extra_args"] = worker_args
+    kwargs["job_extra_directives"] = extra
     if options.n_workers and n_workers != options.n_workers:
         notes.append(f"n_workers={options.n_workers} rounded up to {n_workers}: whole jobs of {per_job} GPU worker(s).")
     notes.append(
@@ -191,7 +202,7 @@ def make_slurm_plan(
         + (f", {per_job} GPU(s) per job." if mode == "gpu" else ".")
     )
     source = ("memory_limit", options.memory_limit) if isinstance(options.memory_limit, int) else ("job_memory", options.job_memory)
-    return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], notes, source)
+    return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], spec, notes, source)
 
 
 def choose_mode(device: str, gpus_per_job: int | None, partition_gpus: int) -> str:

@@ -1,8 +1,9 @@
-"""A kit session whose workers are SLURM jobs: what ``start_cluster(deploy="slurm")`` calls.
+"""The SLURM target (``deploy="slurm"``): workers are SLURM jobs; :func:`start` returns the
+:class:`~gpu_dask_kit.deploy.deployment.Deployment` like every target.
 
 :func:`start` makes the registry record, checks and submits through :func:`~.slurm.start_slurm` (its
 scheduler carries :class:`SlurmRecordPlugin`) and connects the client; the session object around it is
-the same as for a local cluster (:mod:`gpu_dask_kit.session`). The record names the session's job name
+the same as for a local cluster (:mod:`gpu_dask_kit.session`). Scaling is in whole jobs. The record names the session's job name
 and the ids of its live jobs, kept current as ``scale``/``adapt`` submit and cancel jobs, so that
 ``gpu-dask-kit sessions`` shows them and ``--cleanup`` (or the sidebar) can cancel them.
 """
@@ -16,10 +17,12 @@ from typing import Any
 import psutil
 
 from .. import registry
-from ..environment import detect
+from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
+from ..plan import client_backends
 from ..plugins import SessionRecordPlugin
 from ..processes import process_identity
+from .deployment import Deployment
 from .slurm import JOB_HOOKS, cancel_jobs, close_slurm, squeue_jobs, start_slurm
 from .slurm_plan import SlurmPlan
 
@@ -92,8 +95,8 @@ def prune_stale() -> list[str]:
     return removed
 
 
-def start(options: Any, *, kind: str = "notebook", security: Any = None, on_wait: Any = None) -> tuple[Any, Any, registry.SessionRecord, SlurmPlan]:
-    """Check, submit, wait for the workers, connect: ``(cluster, client, record, plan)``.
+def start(options: Any, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None, on_wait: Any = None) -> Deployment:
+    """Check, submit, wait for the workers, connect (the deploy interface).
 
     Raises :class:`OptionError` before any ``sbatch`` for bad options; on any later failure every job is
     cancelled and the scheduler closed before the error is raised.
@@ -120,21 +123,18 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, on_wait
     finally:
         if record.slurm_job_name and (not plugin or plugin[0].closed):
             JOB_HOOKS.pop(record.slurm_job_name, None)  # a start that failed
-    from distributed import Client
+    from distributed import Client  # distributed's client: imported only when a cluster starts
 
     try:
         client = Client(cluster, set_as_default=True)
     except BaseException:
         close_slurm(cluster)
         raise
-    if plan.mode == "gpu" and detect("auto").mode == "gpu":  # CuPy-backed collections only where this process has a GPU
-        plan.array_backend = "cupy"
-    elif plan.mode == "gpu":
-        plan.notes.append(
-            "This notebook's machine has no usable GPU, so dask's array backend here stays NumPy: "
-            "move data to the GPUs inside tasks (e.g. x.map_blocks(cupy.asarray))."
-        )
-    return cluster, client, record, plan
+    # CuPy-backed collections in this process only where it has a usable GPU (a login node has none)
+    plan.array_backend, plan.dataframe_backend = client_backends(plan.mode, report or detect("auto"), plan.notes)
+    return Deployment(
+        "slurm", plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), plan.array_backend, plan.dataframe_backend, scale_by_jobs=True
+    )
 
 
 def scale_target(plan: SlurmPlan | None, n_workers: int) -> int:

@@ -16,7 +16,9 @@ Configuration: ``GPU_DASK_KIT_SIM_GPUS`` is a JSON object::
      "utilization": 7,                 # percent
      "driver": "580.65.06", "cuda": 13000,
      "memory_supported": true,         # false: nvmlDeviceGetMemoryInfo raises NVMLError_NotSupported
-                                       # (unified-memory systems such as Grace Hopper / DGX Spark)
+                                       # (unified-memory systems such as GB10 / DGX Spark, Jetson)
+     "mig": [{"total": 10737418240}],  # per GPU: MIG enabled, one object per slice (uuid, total, used);
+                                       # each slice has a MIG-... UUID and its own memory
      "state_dir": "/tmp/...",          # where simulated CUDA contexts are recorded (one file each)
      "log_unsimulated": "/tmp/x.log"}  # optional: append "PID nvmlName" for each non-simulated call
 """
@@ -64,6 +66,8 @@ SIMULATED = (
     "nvmlDeviceGetMigMode",
     "nvmlDeviceIsMigDeviceHandle",
     "nvmlDeviceGetMaxMigDeviceCount",
+    "nvmlDeviceGetMigDeviceHandleByIndex",
+    "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
     "nvmlDeviceGetComputeRunningProcesses",
     "nvmlDeviceGetComputeRunningProcesses_v2",
     "nvmlDeviceGetComputeRunningProcesses_v3",
@@ -95,8 +99,19 @@ def _gpus(config: dict[str, Any]) -> list[dict[str, Any]]:
     return gpus
 
 
+def _slices(gpu: dict[str, Any]) -> list[dict[str, Any]]:
+    """The MIG slices of one simulated GPU (empty when MIG is off), with their defaults filled in."""
+    slices = []
+    for number, item in enumerate(gpu.get("mig") or []):
+        merged = {"memory_supported": True, "used": 0, "name": gpu["name"] + " MIG", "utilization": 0, **item}
+        merged.setdefault("uuid", f"MIG-5200000{gpu['index']}-000{number}-4000-8000-00000000000{number}")
+        merged["index"], merged["parent"] = gpu["index"], gpu
+        slices.append(merged)
+    return slices
+
+
 class Handle:
-    """What nvmlDeviceGetHandleBy* return: one simulated GPU."""
+    """What nvmlDeviceGetHandleBy* return: one simulated GPU (or MIG slice: ``gpu["parent"]`` is set)."""
 
     def __init__(self, gpu: dict[str, Any]) -> None:
         self.gpu = gpu
@@ -160,9 +175,25 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
     def by_uuid(uuid):
         text = uuid.decode() if isinstance(uuid, bytes) else str(uuid)
         for gpu in gpus:
-            if gpu["uuid"] == text:
-                return Handle(gpu)
+            for item in [gpu, *_slices(gpu)]:
+                if item["uuid"] == text:
+                    return Handle(item)
         raise err(pynvml.NVML_ERROR_NOT_FOUND)
+
+    def mig_mode(h):
+        state = pynvml.NVML_DEVICE_MIG_ENABLE if _slices(h.gpu) else pynvml.NVML_DEVICE_MIG_DISABLE
+        return [state, state]
+
+    def mig_handle(h, number):
+        slices = _slices(h.gpu)
+        if not 0 <= int(number) < len(slices):
+            raise err(pynvml.NVML_ERROR_NOT_FOUND)
+        return Handle(slices[int(number)])
+
+    def parent(h):
+        if "parent" not in h.gpu:
+            raise err(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        return Handle(h.gpu["parent"])
 
     def memory(h, version=None):
         gpu = h.gpu
@@ -197,9 +228,11 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
         "nvmlSystemGetDriverVersion": lambda: str(config.get("driver", DEFAULTS["driver"])),
         "nvmlSystemGetCudaDriverVersion": lambda: int(config.get("cuda", DEFAULTS["cuda"])),
         "nvmlSystemGetCudaDriverVersion_v2": lambda: int(config.get("cuda", DEFAULTS["cuda"])),
-        "nvmlDeviceGetMigMode": lambda h: [pynvml.NVML_DEVICE_MIG_DISABLE, pynvml.NVML_DEVICE_MIG_DISABLE],
-        "nvmlDeviceIsMigDeviceHandle": lambda h: 0,
-        "nvmlDeviceGetMaxMigDeviceCount": lambda h: 0,
+        "nvmlDeviceGetMigMode": mig_mode,
+        "nvmlDeviceIsMigDeviceHandle": lambda h: int("parent" in h.gpu),
+        "nvmlDeviceGetMaxMigDeviceCount": lambda h: 7 if _slices(h.gpu) else 0,
+        "nvmlDeviceGetMigDeviceHandleByIndex": mig_handle,
+        "nvmlDeviceGetDeviceHandleFromMigDeviceHandle": parent,
         "nvmlDeviceGetComputeRunningProcesses": processes,
         "nvmlDeviceGetComputeRunningProcesses_v2": processes,
         "nvmlDeviceGetComputeRunningProcesses_v3": processes,

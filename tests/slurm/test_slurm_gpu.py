@@ -27,14 +27,15 @@ def _data_store(dask_worker):
 
 
 def cuda_worker_command_lines(job_name: str) -> list[list[str]]:
-    """The command lines (/proc/<pid>/cmdline) of the job's `dask cuda worker` processes."""
+    """The command lines (/proc/<pid>/cmdline) of the job's `dask cuda worker` processes (run through the
+    kit's gpu_dask_kit.deploy.cuda_worker, which resolves sizes on the job's GPUs first)."""
     found = []
     for proc in job_processes(job_name):
         try:
             argv = proc.cmdline()
         except psutil.Error:
             continue
-        if argv[1:5] == ["-m", "dask", "cuda", "worker"]:
+        if argv[1:3] == ["-m", "gpu_dask_kit.deploy.cuda_worker"]:
             found.append(argv)
     return found
 

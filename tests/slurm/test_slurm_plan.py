@@ -40,7 +40,7 @@ def test_gpu_job_script_runs_dask_cuda_worker_with_the_kits_memory_settings():
     plan = make_slurm_plan(opts, "gpu", job_name="gdk-test", cupy_through_rmm=True)
     script = job_script(plan)
     argv = worker_line(script)
-    assert argv[1:5] == ["-m", "dask", "cuda", "worker"]
+    assert argv[1:3] == ["-m", "gpu_dask_kit.deploy.cuda_worker"]  # resolves sizes on the job's GPUs, then `dask cuda worker`
     assert flag(argv, "--device-memory-limit") == "0.7"
     assert flag(argv, "--rmm-pool-size") == str(2 * 2**30)
     assert flag(argv, "--rmm-maximum-pool-size") == str(4 * 2**30)

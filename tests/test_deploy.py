@@ -56,3 +56,22 @@ def test_a_connection_cannot_be_scaled():
     deployment = Deployment("connect", "cpu", "", client=None, record=None)  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="scale that cluster where it was started"):
         deployment.scale_target(2)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(150)
+def test_a_worker_slower_to_start_than_ten_seconds_still_joins(tmp_path, no_leaks):
+    """On a loaded 2-core machine a worker spawn can take over 10 s. The kit once passed death_timeout=10,
+    which distributed also applies to the nanny's start: the nanny gave up, closed its listener, and
+    LocalCluster waited forever (a kernel stuck in start_cluster). A preload that sleeps 12 s in every
+    worker stands in for the slow spawn."""
+    preload = tmp_path / "slow_worker_preload.py"
+    preload.write_text("import time\n\ndef dask_setup(worker):\n    time.sleep(12)\n")
+    options = ClusterOptions.from_config(device="cpu", n_workers=1, memory_limit="512MiB", threads_per_worker=1)
+    with dask.config.set({"distributed.worker.preload": [str(preload)]}):
+        deployment, previous = launch.start(options, "script")
+    try:
+        assert len(deployment.client.scheduler_info(n_workers=-1)["workers"]) == 1
+    finally:
+        deployment.close()
+        dask.config.set(previous)

@@ -21,10 +21,13 @@ from ..processes import end_processes, processes
 from .deployment import Deployment
 from .deployment import wait_for_workers as wait_for_workers
 
-__all__ = ["DEATH_TIMEOUT", "cluster_kwargs", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory", "wait_for_workers"]
+__all__ = ["cluster_kwargs", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory", "wait_for_workers"]
 
-#: Seconds a worker waits for a vanished scheduler (e.g. a killed kernel) before it exits by itself.
-DEATH_TIMEOUT = 60
+# No ``death_timeout`` for local clusters: distributed applies it to the nanny's own start as well, and a
+# nanny whose worker takes longer than that to spawn (a loaded 2-core machine: >10 s) closes its listener
+# while LocalCluster waits for it forever (reproduced with a raw LocalCluster(death_timeout=0.5)). A local
+# worker exits when its parent dies through the nanny's pipe watch (distributed's AsyncProcess), so the
+# timeout added nothing but that hang.
 
 
 def prepare_local_directory(options: ClusterOptions) -> None:
@@ -92,7 +95,7 @@ def build_cluster(
     makes the scheduler, workers and client talk TLS (``tls://``) instead of plain TCP.
     """
     prepare_local_directory(options)
-    kwargs = dict(cluster_kwargs(plan, options), asynchronous=asynchronous, death_timeout=DEATH_TIMEOUT)
+    kwargs = dict(cluster_kwargs(plan, options), asynchronous=asynchronous)
     if record is not None:
         from ..plugins import SessionRecordPlugin  # distributed: imported only when a cluster starts
 

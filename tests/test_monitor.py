@@ -35,7 +35,18 @@ def test_host_to_disk_spilling_is_reported(no_leaks):
 
 
 def test_fractions():
-    w = WorkerMemory("0", "tcp://x", 1, host_memory_used=50, host_memory_limit=100, spilled_to_disk=0, device_data=30, device_memory_limit=60, gpu_total_in_use=110, device_memory_total=120)
+    w = WorkerMemory(
+        "0",
+        "tcp://x",
+        1,
+        host_memory_used=50,
+        host_memory_limit=100,
+        spilled_to_disk=0,
+        device_data=30,
+        device_memory_limit=60,
+        gpu_total_in_use=110,
+        device_memory_total=120,
+    )
     assert w.host_fraction == 0.5 and w.device_fraction == 0.5  # against the spill limit, not the GPU total
     assert ClusterMemory("gpu", 0.0, (w, w)).total("device_data") == 60
 

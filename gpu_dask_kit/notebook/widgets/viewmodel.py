@@ -149,7 +149,17 @@ def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
     gpu = memory.backend == "gpu" or any(w.device_data is not None or w.gpu_total_in_use is not None for w in memory.workers)
     rows = tuple(
         WorkerRow(
-            w.name, w.address, w.pid, device_bar(w), host_bar(w), w.spilled_to_host, w.spilled_to_disk, w.rmm_used, w.rmm_pool_size, w.gpu_total_in_use, w.device_index
+            w.name,
+            w.address,
+            w.pid,
+            device_bar(w),
+            host_bar(w),
+            w.spilled_to_host,
+            w.spilled_to_disk,
+            w.rmm_used,
+            w.rmm_pool_size,
+            w.gpu_total_in_use,
+            w.device_index,
         )
         for w in memory.workers
     )

@@ -122,7 +122,7 @@ function memoryLines(
     box.appendChild(
       bar({
         label: 'GPU data',
-        name: `${who} data on the GPUs`,
+        name: `${who} data in device memory`,
         fraction: limit ? fraction(memory.device_data, limit) : null,
         detail: limit
           ? `${formatBytes(memory.device_data)} / spill at ${formatBytes(limit)}`

@@ -43,7 +43,19 @@ def test_compute_and_the_stand_in_in_gpu_mode(strict_gpu, tmp_path, no_leaks):
     assert result.passed, result
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+#: Defects this tier found in notebooks owned elsewhere (strict: the mark goes when the fix is merged).
+KNOWN = {
+    "09_gpu_first": "issue 23 defect 2: X @ da.from_array(numpy array) mixes host and device (from_array ignores array.backend)",
+    "01_gpu_cluster_setup": "the raw LocalCUDACluster cell passes rmm_pool_size although RMM may be absent in GPU mode (dask-cuda: ValueError)",
+}
+
+
+def _param(path):
+    marks = [pytest.mark.xfail(strict=True, reason=KNOWN[path.stem])] if path.stem in KNOWN else []
+    return pytest.param(path, id=path.stem, marks=marks)
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in NOTEBOOKS])
 def test_notebook_runs_in_gpu_mode_without_host_device_mixing(strict_gpu, tmp_path, path, no_leaks):
     result = run(path, tmp_path)
     assert result.passed, f"{path.name} cell {result.cell}: {result.error}"

@@ -52,7 +52,7 @@ def _wrap(value: object) -> object:
         return ndarray._of(value)
     if isinstance(value, _np.generic) and not isinstance(value, _np.str_ | _np.bytes_):
         return ndarray._of(_np.asarray(value))  # CuPy reductions give 0-d device arrays
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+    if isinstance(value, tuple):  # NumPy's SVDResult/QRResult too: CuPy gives plain tuples of device arrays
         return tuple(_wrap(v) for v in value)
     if isinstance(value, list):
         return [_wrap(v) for v in value]

@@ -1,12 +1,14 @@
-"""Memory snapshots per worker (device, host, spilled, RMM pool) as plain data, from what workers report.
+"""Memory snapshots per worker as plain data, from what workers report; each figure means one thing.
 
 ``snapshot(client)`` reads the scheduler's view of its workers (``client.scheduler_info()``), which every
-worker refreshes at each heartbeat: process memory, memory limit, bytes held and spilled (distributed's
-metrics), device memory used and total (distributed's NVML metrics), and the kit's own heartbeat metric
-(:class:`gpu_dask_kit.plugins.KitMetrics`: PID, device index, RMM pool size). Nothing runs on the workers.
+worker refreshes at each heartbeat: process memory and memory limit (distributed's metrics), the GPU's
+total memory and what all its processes use (distributed's NVML metrics: shown only as "GPU total in
+use"), and the kit's heartbeat metric (:class:`gpu_dask_kit.plugins.KitMetrics`: PID, device index and
+the figures of :mod:`gpu_dask_kit.figures`: data held on the device, spill limit, spilled to host and to
+disk, RMM bytes in use, RMM pool reserved). Nothing runs on the workers.
 
 Documented fallback: a worker whose heartbeat lacks the kit's metric (a cluster the kit only connected
-to) is asked once for its PID and RMM pool size with ``client.run`` on that worker only.
+to) is asked once for the same figures with ``client.run`` on that worker only (the same read-only code).
 
 Widgets and the JupyterLab sidebar read this, nothing else, and colour a bar at :data:`MEMORY_WARN` and
 :data:`MEMORY_CRITICAL` of its limit.
@@ -18,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level", "MEMORY_WARN", "MEMORY_CRITICAL"]
+__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level", "as_bytes", "MEMORY_WARN", "MEMORY_CRITICAL"]
 
 #: Fraction of a limit from which memory is shown as a warning (widget and sidebar alike).
 MEMORY_WARN = 0.8
@@ -42,20 +44,23 @@ def memory_level(fraction: float | None) -> str:
 
 @dataclass(frozen=True)
 class WorkerMemory:
-    """One worker's memory, in bytes. GPU fields are None on CPU workers."""
+    """One worker's memory, in bytes; each field means one thing (see :mod:`gpu_dask_kit.figures` for
+    where the device figures come from). GPU fields are None on CPU workers and None when unknown."""
 
     name: str
     address: str
     pid: int
-    host_memory_used: int
-    host_memory_limit: int | None
-    spilled_to_disk: int
-    spilled_to_host: int | None = None
-    device_memory_used: int | None = None
-    device_memory_limit: int | None = None
-    device_memory_total: int | None = None
+    host_memory_used: int  # the worker process's memory (distributed's ``memory`` metric)
+    host_memory_limit: int | None  # dask's memory_limit (pause/spill/restart against it)
+    spilled_to_disk: int  # bytes in the worker's store on disk, device-serialized values included
+    spilled_to_host: int | None = None  # device data moved to host memory (dask-cuda's store, cuDF's spilling)
+    device_data: int | None = None  # task results held on the device in dask-cuda's store
+    device_memory_limit: int | None = None  # the spill limit: above it the store moves data to host
+    rmm_used: int | None = None  # bytes allocated through RMM now (None unless allocations are tracked)
+    rmm_pool_size: int | None = None  # bytes the RMM pool reserved from the device (None: async or no pool)
+    gpu_total_in_use: int | None = None  # NVML: the whole GPU, all processes and reservations included
+    device_memory_total: int | None = None  # NVML: the GPU's memory (None where NVML has none: unified memory)
     device_index: int | None = None
-    rmm_pool_size: int | None = None
     managed_bytes: int = 0  # bytes of task results the worker holds in memory (dask's own count)
 
     @property
@@ -64,9 +69,10 @@ class WorkerMemory:
 
     @property
     def device_fraction(self) -> float | None:
-        if self.device_memory_used is None or not self.device_memory_total:
+        """Device data against the spill limit (None without a limit): the bar's fill."""
+        if self.device_data is None or not self.device_memory_limit:
             return None
-        return self.device_memory_used / self.device_memory_total
+        return self.device_data / self.device_memory_limit
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,18 @@ def worker_memory(dask_worker: Any = None) -> dict[str, Any]:
     return device_metrics(dask_worker)
 
 
-def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: int | None, backend: str = "gpu") -> WorkerMemory:
+def as_bytes(value: Any) -> int | None:
+    """A byte count, or None for anything else (dask-cuda's ``"default"``/``"auto"``, 0, None, bools).
+
+    >>> as_bytes(2**30), as_bytes("default"), as_bytes(0), as_bytes(None), as_bytes(True)
+    (1073741824, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    return int(value)
+
+
+def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: Any, backend: str = "gpu") -> WorkerMemory:
     from .plugins import METRIC_NAME
 
     metrics = info.get("metrics") or {}
@@ -101,24 +118,29 @@ def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_me
     spilled = metrics.get("spilled_bytes") or {}
     # distributed's NVML metrics: every worker whose NVML initialised sends them, whatever its data store.
     used, total = metrics.get("gpu_memory_used"), metrics.get("gpu-memory-total")
-    gpu = kit.get("device_index") is not None or (backend == "gpu" and used is not None)
-    rmm_total = (metrics.get("rmm") or {}).get("rmm-total")  # distributed's RMM diagnostics (walks the adaptors)
-    pool = kit.get("rmm_pool_size") if kit.get("rmm_pool_size") is not None else (rmm_total or None)
+    gpu = kit.get("device_index") is not None or kit.get("device_data") is not None or (backend == "gpu" and used is not None)
+    limit = as_bytes(device_memory_limit) or as_bytes(kit.get("device_memory_limit"))
+    disk = kit.get("spilled_to_disk")  # dask-cuda's store has no spilled_total: distributed reads 0 there
     host_spill = kit.get("spilled_to_host")
-    limit = device_memory_limit if device_memory_limit is not None else kit.get("device_memory_limit")
+
+    def gpu_only(value: Any) -> int | None:
+        return int(value) if gpu and value is not None else None
+
     return WorkerMemory(
         name=str(info.get("name", address)),
         address=address,
         pid=int(kit.get("pid") or 0),
         host_memory_used=int(metrics.get("memory") or 0),
-        host_memory_limit=int(info.get("memory_limit") or 0) or None,
-        spilled_to_disk=int(spilled.get("disk") or 0),
-        spilled_to_host=(int(host_spill) if host_spill is not None else int(spilled.get("memory") or 0)) if gpu else None,
-        device_memory_used=int(used) if gpu and used is not None else None,
-        device_memory_limit=int(limit) if gpu and limit else None,
-        device_memory_total=int(total) if gpu and total and total > 0 else None,
+        host_memory_limit=as_bytes(info.get("memory_limit")),
+        spilled_to_disk=int(disk if disk is not None else spilled.get("disk") or 0),
+        spilled_to_host=gpu_only(host_spill if host_spill is not None else spilled.get("memory") or 0),
+        device_data=gpu_only(kit.get("device_data")),
+        device_memory_limit=limit if gpu else None,
+        rmm_used=gpu_only(kit.get("rmm_used")),
+        rmm_pool_size=gpu_only(kit.get("rmm_pool_size")),
+        gpu_total_in_use=gpu_only(used),
+        device_memory_total=as_bytes(total) if gpu else None,
         device_index=kit.get("device_index"),
-        rmm_pool_size=pool,
         managed_bytes=int(metrics.get("managed_bytes") or 0),
     )
 
@@ -133,11 +155,13 @@ def _workers(client: Any, fresh: bool) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-def snapshot(client: Any, backend: str = "cpu", device_memory_limit: int | None = None, fresh: bool = False) -> ClusterMemory:
+def snapshot(client: Any, backend: str = "cpu", device_memory_limit: Any = None, fresh: bool = False) -> ClusterMemory:
     """Memory of every worker of ``client``'s cluster as of the workers' last heartbeats.
 
     ``fresh=True`` waits (at most :data:`FRESH_TIMEOUT` s) for a heartbeat newer than the call.
-    ``device_memory_limit`` (bytes) is the spill threshold the kit gave the GPU workers, if known.
+    ``device_memory_limit`` (bytes) is the spill threshold the kit gave the GPU workers, if known; anything
+    that is not a byte count (dask-cuda's ``"default"`` on a unified-memory GPU, 0, None) means "none known",
+    and the workers' own figure is used.
     """
     from .plugins import METRIC_NAME
 

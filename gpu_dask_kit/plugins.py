@@ -11,14 +11,13 @@ installs the kit's worker plugins on every current and future worker:
   group, the kit's workers included. Without this they die, their nannies do not bring them back and
   every later computation hangs (dask/distributed#1925).
 - :class:`KitMetrics`: adds to the worker's heartbeat metrics what distributed's own metrics lack: the
-  worker's PID and, on GPU clusters, its device index and RMM pool size.
+  worker's PID and, on GPU clusters, its device index and the memory figures of :mod:`gpu_dask_kit.figures`.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 from typing import Any
 
@@ -28,6 +27,7 @@ from distributed.protocol.pickle import dumps
 from distributed.utils import format_dashboard_link
 
 from . import registry
+from .figures import rmm_figures, store_figures
 from .processes import process_identity
 
 __all__ = ["SessionRecordPlugin", "IgnoreInterrupt", "KitMetrics", "PLUGIN_NAME", "METRIC_NAME", "worker_metrics", "device_metrics"]
@@ -51,18 +51,6 @@ def worker_metrics(worker: Any) -> dict[str, Any]:
     return {"pid": os.getpid()}
 
 
-def _pool_size(resource: Any) -> int | None:
-    """The RMM pool size behind ``resource``, walking the adaptors (cuDF's spilling, dask-cuda's
-    tracking/limiting) through ``upstream_mr`` as distributed's RMM diagnostics do."""
-    for _ in range(16):
-        if hasattr(resource, "pool_size"):
-            return int(resource.pool_size())
-        resource = getattr(resource, "upstream_mr", None)
-        if resource is None:
-            return None
-    return None
-
-
 def _device_index(visible: str) -> int | None:
     """NVML index of a CUDA_VISIBLE_DEVICES entry (index or UUID)."""
     if visible.isdigit():
@@ -75,44 +63,20 @@ def _device_index(visible: str) -> int | None:
         return None
 
 
-def _spilled_to_host(worker: Any) -> int:
-    """Bytes that left the GPU for host memory: dask-cuda's device-serialized values (not host results
-    that never were on the GPU) plus cuDF's own spilled buffers."""
-    host = getattr(getattr(worker, "data", None), "host", None)
-    total = 0
+def device_metrics(worker: Any) -> dict[str, Any]:
+    """Runs in a GPU worker at every heartbeat: its PID, device index and the memory figures of
+    :mod:`gpu_dask_kit.figures` (read only: this changes no state of dask-cuda, RMM or cuDF)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    result: dict[str, Any] = {"pid": os.getpid(), "device_index": _device_index(visible) if visible else None}
     try:
-        total = sum(v.__sizeof__() for v in list(host.values()) if type(v).__name__ == "DeviceSerialized") if host is not None else 0
+        result.update(store_figures(getattr(worker, "data", None)))
+    except Exception:  # the store changed under us (a task finished): the next heartbeat reads again
+        pass
+    try:
+        result.update(rmm_figures())
     except Exception:
         pass
-    if "cudf" in sys.modules:
-        try:
-            from cudf.core.buffer.spill_manager import get_global_manager
-
-            manager = get_global_manager()
-            total += sum(b.nbytes for b in manager.buffers() if b.is_spilled) if manager is not None else 0
-        except Exception:
-            pass
-    return total
-
-
-def device_metrics(worker: Any) -> dict[str, Any]:
-    """Runs in a GPU worker at every heartbeat: its PID, device index, RMM pool size, device spill limit
-    and bytes spilled to host (None when unknown)."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
-    pool = None
-    if "rmm" in sys.modules:
-        try:
-            pool = _pool_size(sys.modules["rmm"].mr.get_current_device_resource())
-        except Exception:
-            pass
-    limit = getattr(getattr(getattr(worker, "data", None), "device_buffer", None), "n", None)
-    return {
-        "pid": os.getpid(),
-        "device_index": _device_index(visible) if visible else None,
-        "rmm_pool_size": pool,
-        "device_memory_limit": int(limit) if limit else None,
-        "spilled_to_host": _spilled_to_host(worker),
-    }
+    return result
 
 
 class KitMetrics(WorkerPlugin):

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 import gpu_dask_kit as kit
 from gpu_dask_kit.monitor import ClusterMemory, WorkerMemory
@@ -13,7 +14,7 @@ def test_memory_snapshot_of_a_real_cpu_cluster(no_leaks):
             assert w.host_memory_limit == 2**30
             assert 10 * 2**20 < w.host_memory_used < 2**30
             assert w.spilled_to_disk == 0
-            assert w.device_memory_used is None and w.rmm_pool_size is None
+            assert w.gpu_total_in_use is None and w.device_data is None and w.rmm_pool_size is None
         assert snap.total("managed_bytes") >= 16_000_000
         data = snap.to_dict()
         assert data["workers"][0]["host_memory_limit"] == 2**30
@@ -34,9 +35,20 @@ def test_host_to_disk_spilling_is_reported(no_leaks):
 
 
 def test_fractions():
-    w = WorkerMemory("0", "tcp://x", 1, host_memory_used=50, host_memory_limit=100, spilled_to_disk=0, device_memory_used=30, device_memory_total=120)
-    assert w.host_fraction == 0.5 and w.device_fraction == 0.25
-    assert ClusterMemory("gpu", 0.0, (w, w)).total("device_memory_used") == 60
+    w = WorkerMemory(
+        "0",
+        "tcp://x",
+        1,
+        host_memory_used=50,
+        host_memory_limit=100,
+        spilled_to_disk=0,
+        device_data=30,
+        device_memory_limit=60,
+        gpu_total_in_use=110,
+        device_memory_total=120,
+    )
+    assert w.host_fraction == 0.5 and w.device_fraction == 0.5  # against the spill limit, not the GPU total
+    assert ClusterMemory("gpu", 0.0, (w, w)).total("device_data") == 60
 
 
 def _heartbeat(**metrics):
@@ -44,17 +56,52 @@ def _heartbeat(**metrics):
 
 
 def test_gpu_worker_numbers_come_from_reported_metrics():
-    """Issue 11 c, from the scheduler's view only: distributed's NVML metrics for used/total, the kit's
-    heartbeat entry for the spill limit, device index and spilled_to_host, RMM diagnostics for the pool."""
+    """Issue 23 (figures): NVML's used memory only as gpu_total_in_use; the kit's heartbeat entry for the
+    device data, spill limit, spilled to host and disk, RMM in use and pool; nothing mixed up."""
     from gpu_dask_kit.monitor import _worker
     from gpu_dask_kit.plugins import METRIC_NAME
 
-    kit_entry = {"pid": 7, "device_index": 1, "rmm_pool_size": None, "device_memory_limit": 12 * 2**30, "spilled_to_host": 5}
+    kit_entry = {"pid": 7, "device_index": 1, "device_data": 2**29, "rmm_used": 2**29 + 5, "rmm_pool_size": 2**31}
+    kit_entry.update(device_memory_limit=12 * 2**30, spilled_to_host=5, spilled_to_disk=9)
     info = _heartbeat(**{"gpu_memory_used": 3 * 2**30, "gpu-memory-total": 16 * 2**30, "rmm": {"rmm-total": 2**30}, METRIC_NAME: kit_entry})
     w = _worker("tcp://w:1", info, {}, None, "gpu")
-    assert (w.device_memory_used, w.device_memory_total, w.device_memory_limit) == (3 * 2**30, 16 * 2**30, 12 * 2**30)
-    assert (w.device_index, w.spilled_to_host, w.rmm_pool_size, w.pid) == (1, 5, 2**30, 7)
+    assert (w.gpu_total_in_use, w.device_memory_total, w.device_memory_limit, w.device_data) == (3 * 2**30, 16 * 2**30, 12 * 2**30, 2**29)
+    assert (w.device_index, w.spilled_to_host, w.spilled_to_disk, w.rmm_used, w.rmm_pool_size, w.pid) == (1, 5, 9, 2**29 + 5, 2**31, 7)
     assert _worker("tcp://w:1", info, {}, 2**30, "gpu").device_memory_limit == 2**30  # the session's own limit wins
     # a plain worker on a GPU host in a CPU session: NVML metrics alone do not make GPU numbers
     cpu = _worker("tcp://w:1", _heartbeat(gpu_memory_used=1, **{"gpu-memory-total": 2}), {}, None, "cpu")
-    assert cpu.device_memory_used is None and cpu.spilled_to_host is None
+    assert cpu.gpu_total_in_use is None and cpu.spilled_to_host is None
+
+
+def test_pool_reservation_is_not_reported_as_data():
+    """Defect 4: an idle pool cluster (NVML: the pool's 12 GiB reserved) holds no data: the bar's figure
+    is 0, the pool is its own figure, NVML's is the whole-GPU figure."""
+    from gpu_dask_kit.monitor import _worker
+    from gpu_dask_kit.plugins import METRIC_NAME
+
+    kit_entry = {"pid": 7, "device_index": 0, "device_data": 0, "rmm_pool_size": 12 * 2**30, "device_memory_limit": 13 * 2**30}
+    w = _worker("tcp://w:1", _heartbeat(**{"gpu_memory_used": 12 * 2**30 + 2**28, "gpu-memory-total": 16 * 2**30, METRIC_NAME: kit_entry}), {}, None, "gpu")
+    assert w.device_fraction == 0.0 and w.rmm_pool_size == 12 * 2**30 and w.gpu_total_in_use > 12 * 2**30
+
+
+@pytest.mark.parametrize("given", ["default", "auto", 0, None])
+def test_a_device_limit_that_is_not_bytes_means_none_known(given):
+    """Defect 3: on a unified-memory GPU the plan passes device_memory_limit="default" to dask-cuda;
+    ``session.memory()`` hands it to the monitor, which did ``int("default")``."""
+    from gpu_dask_kit.monitor import _worker
+    from gpu_dask_kit.plugins import METRIC_NAME
+
+    info = _heartbeat(**{"gpu_memory_used": None, METRIC_NAME: {"pid": 7, "device_index": 0, "device_data": 10, "device_memory_limit": None}})
+    w = _worker("tcp://w:1", info, {}, given, "gpu")
+    assert w.device_memory_limit is None and w.device_fraction is None and w.device_memory_total is None
+
+
+def test_session_repr_with_dask_cudas_default_device_limit():
+    """Defect 3, repr side: ``format_bytes("default")`` raised in the session's HTML repr."""
+    from types import SimpleNamespace
+
+    from gpu_dask_kit.notebook.reprs import session_html
+
+    plan = SimpleNamespace(kwargs={"memory_limit": 2**30, "device_memory_limit": "default"})
+    session = SimpleNamespace(closed=False, mode="gpu", reason="1 GPU.", n_workers=1, scheduler_address="tcp://x:1", dashboard_link=None, plan=plan, notes=[])
+    assert "no device spilling on a unified-memory GPU" in session_html(session)

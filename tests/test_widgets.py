@@ -36,7 +36,9 @@ def gpu_worker(name="0", used=4 * GiB, limit=int(12.8 * GiB), total=16 * GiB, **
     return worker(
         name,
         spilled_to_host=2 * GiB,
-        device_memory_used=used,
+        device_data=used,
+        gpu_total_in_use=used + 9 * GiB,
+        rmm_used=used + GiB,
         device_memory_limit=limit,
         device_memory_total=total,
         device_index=int(name),
@@ -114,14 +116,16 @@ def test_host_bar_without_limit_is_grey():
     assert bar.level == "none" and bar.fraction is None and "no limit" in bar.label
 
 
-def test_device_bar_with_fake_gpu_numbers():
-    bar = vm.device_bar(gpu_worker(used=4 * GiB))
-    assert bar.fraction == pytest.approx(0.25) and bar.limit_fraction == pytest.approx(0.8) and bar.level == "ok"
-    assert bar.label == "4.00 GiB / spill at 12.80 GiB / 16.00 GiB"
-    assert vm.device_bar(gpu_worker(used=11 * GiB)).level == "warn"  # 86 % of the spill threshold
+def test_device_bar_is_the_data_on_the_device_against_the_spill_limit():
+    """Issue 23 defect 4: the bar is dask-cuda's device data against the spill limit, not NVML's whole-GPU
+    figure against the GPU total (which counts pool reservations and other processes)."""
+    bar = vm.device_bar(gpu_worker(used=4 * GiB))  # NVML says 13 GiB of 16 in use: not what the bar shows
+    assert bar.fraction == pytest.approx(4 / 12.8) and bar.limit_fraction is None and bar.level == "ok"
+    assert bar.label == "4.00 GiB / spill at 12.80 GiB"
+    assert vm.device_bar(gpu_worker(used=11 * GiB)).level == "warn"  # 86 % of the spill limit
     assert vm.device_bar(gpu_worker(used=int(12.5 * GiB))).level == "critical"  # 98 % of it
-    no_spill = vm.device_bar(gpu_worker(used=14 * GiB, limit=None))  # device_memory_limit="off": vs total
-    assert no_spill.level == "warn" and no_spill.limit_fraction is None
+    no_spill = vm.device_bar(gpu_worker(used=14 * GiB, limit=None))  # spilling off / unified memory
+    assert no_spill.level == "none" and no_spill.fraction is None and no_spill.label == "14.00 GiB (no spill limit)"
     assert vm.device_bar(worker()) is None
 
 
@@ -140,12 +144,12 @@ def test_monitor_model_gpu_shows_every_column():
     memory = ClusterMemory("gpu", 1000.0, (gpu_worker("0"), gpu_worker("1", used=int(12.5 * GiB), spilled_to_disk=GiB)))
     model = vm.monitor_model(memory, "2 GPUs found.")
     assert model.gpu and model.mode_line is None
-    assert model.totals["device_memory_used"] == int(16.5 * GiB) and model.totals["spilled_to_host"] == 4 * GiB
+    assert model.totals["device_data"] == int(16.5 * GiB) and model.totals["spilled_to_host"] == 4 * GiB
     table = markup.monitor_table_html(model)
-    for column in ("GPU memory", "Host memory", "Spilled to host", "Spilled to disk", "RMM pool"):
+    for column in ("Data on GPU", "Host memory", "Spilled to host", "Spilled to disk", "RMM in use", "RMM pool", "GPU total in use (all processes)"):
         assert column in table
     assert "data-worker='1' data-kind='device' data-level='critical'" in table
-    assert "left:80.0%" in table and "8.00 GiB" in table and "GPU 1" in table
+    assert "8.00 GiB" in table and "GPU 1" in table and "21.50 GiB" in table  # pool; NVML's figure of worker 1
 
 
 def test_history_keeps_the_window_and_the_chart_draws_it():
@@ -153,7 +157,7 @@ def test_history_keeps_the_window_and_the_chart_draws_it():
     for t in range(0, 120, 10):
         memory = ClusterMemory("gpu", 1000.0 + t, (gpu_worker("0", used=(t + 1) * 2**20),))
         history.add(vm.monitor_model(memory))
-    assert len(history) == 7 and history.series("device_memory_used")[0] == (1050.0, 51 * 2**20)
+    assert len(history) == 7 and history.series("device_data")[0] == (1050.0, 51 * 2**20)
     svg = markup.chart_html(history, vm.monitor_model(memory))
     assert svg.count("<polyline") == 4 and "data-points='7'" in svg and "-1 min" in svg
     cpu = vm.monitor_model(ClusterMemory("cpu", 2000.0, (worker(),)))
@@ -448,12 +452,12 @@ def test_bars_are_meters_with_values_and_labels():
 
     table = _all_markup()[7]
     meters = re.findall(r"role='meter' aria-label='([^']+)' aria-valuemin='0' aria-valuemax='100' aria-valuenow='(\d+)' aria-valuetext='([^']+)'", table)
-    assert ("worker 1 GPU memory", "78", "12.50 GiB / spill at 12.80 GiB / 16.00 GiB (critical)") in meters
+    assert ("worker 1 GPU memory", "98", "12.50 GiB / spill at 12.80 GiB (critical)") in meters
     assert ("worker 0 host memory", "10", "1.00 GiB / 10.00 GiB (ok)") in meters
     assert len(meters) == 4  # GPU and host bars of workers 0 and 1; worker 2 has no GPU bar and no host limit:
     assert "role='img' aria-label='worker 2 host memory: 1.00 GiB (no limit)'" in table
     chart = _all_markup()[8]
-    assert "role='img' aria-label='Cluster memory, last 30 s: GPU used 16.50 GiB, host used 3.00 GiB" in chart
+    assert "role='img' aria-label='Cluster memory, last 30 s: data on GPU 16.50 GiB, host used 3.00 GiB" in chart
 
 
 def test_thresholds_are_the_shared_memory_warning_levels():

@@ -12,11 +12,12 @@ from string import Template
 from typing import TYPE_CHECKING
 
 from ..memory import format_bytes
+from ..monitor import as_bytes
 
 if TYPE_CHECKING:
     from ..session import ClusterSession
 
-__all__ = ["session_html", "template"]
+__all__ = ["session_html", "template", "spill_text"]
 
 
 @functools.cache
@@ -24,6 +25,21 @@ def template(name: str) -> Template:
     """The ``templates/<name>.html`` template of this package."""
     text = resources.files(__package__).joinpath("templates", f"{name}.html").read_text(encoding="utf-8")
     return Template(text.strip())
+
+
+def spill_text(limit: object) -> str:
+    """The spill limit as text: bytes, "off", or dask-cuda's own choice (``"default"``/``"auto"``, given on
+    unified-memory GPUs, where the device has no memory of its own to spill from).
+
+    >>> spill_text(2**30), spill_text(0), spill_text(None), spill_text("default")
+    ('1.00 GiB', 'off', 'off', "dask-cuda's default ('default': no device spilling on a unified-memory GPU)")
+    """
+    nbytes = as_bytes(limit)
+    if nbytes is not None:
+        return format_bytes(nbytes)
+    if isinstance(limit, str) and limit:
+        return f"dask-cuda's default ({limit!r}: no device spilling on a unified-memory GPU)"
+    return "off"
 
 
 def session_html(session: ClusterSession) -> str:
@@ -43,8 +59,7 @@ def session_html(session: ClusterSession) -> str:
         limit = session.plan.kwargs.get("memory_limit")
         rows.append(("Host memory / worker", esc(format_bytes(limit) if isinstance(limit, int) and limit else str(limit or "no limit"))))
         if session.mode == "gpu":
-            spill = session.plan.kwargs.get("device_memory_limit")
-            rows.append(("Spill GPU&rarr;host above", esc(format_bytes(spill) if spill else "off")))
+            rows.append(("Spill GPU&rarr;host above", esc(spill_text(session.plan.kwargs.get("device_memory_limit")))))
     row = template("row")
     body = "".join(row.substitute(label=k, value=v) for k, v in rows)
     notes = "".join(f"<li>{esc(n)}</li>" for n in session.notes)

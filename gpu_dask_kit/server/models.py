@@ -16,19 +16,27 @@ __all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply",
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""}
 
-_TOTALS = ("host_memory_used", "host_memory_limit", "device_memory_used", "device_memory_limit", "spilled_to_host", "spilled_to_disk")
+#: Summed over the workers; each means what the field of ``monitor.WorkerMemory`` of that name means.
+_TOTALS = ("host_memory_used", "host_memory_limit", "spilled_to_host", "spilled_to_disk")
+#: Device figures: ``null`` when no worker reports them (a CPU cluster, RMM allocations not tracked, async pool).
+_DEVICE_TOTALS = ("device_data", "device_memory_limit", "rmm_used", "rmm_pool_size", "gpu_total_in_use", "device_memory_total")
 
 
 def memory_totals(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """Totals over the workers of a ``ClusterMemory.to_dict()`` (``null`` fields count as 0).
+    """Totals over the workers of a ``ClusterMemory.to_dict()``: host figures count ``null`` as 0; a
+    device figure is ``null`` when no worker reports it (unknown is not zero).
 
-    >>> memory_totals({"workers": [{"host_memory_used": 5, "host_memory_limit": 10, "device_memory_used": None}]})["host_memory_used"]
-    5
+    >>> t = memory_totals({"workers": [{"host_memory_used": 5, "device_data": None}, {"host_memory_used": 2, "device_data": 3}]})
+    >>> t["host_memory_used"], t["device_data"], t["rmm_used"]
+    (7, 3, None)
     """
     workers = snapshot.get("workers") or []
     totals: dict[str, Any] = {"workers": len(workers)}
     for key in _TOTALS:
         totals[key] = int(sum((w.get(key) or 0) for w in workers))
+    for key in _DEVICE_TOTALS:
+        known = [w[key] for w in workers if w.get(key) is not None]
+        totals[key] = int(sum(known)) if known else None
     return totals
 
 

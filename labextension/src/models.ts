@@ -66,16 +66,30 @@ export interface IGPUSample {
   time: number;
 }
 
-/** Memory totals over the workers of one session (null when the scheduler did not answer). */
+/**
+ * Memory totals over the workers of one session (null when the scheduler did not answer).
+ * Device figures are null when no worker reports them (unknown is not zero).
+ */
 // mirrors gpu_dask_kit.server.models.memory_totals
 export interface IMemoryTotals {
   workers: number;
   host_memory_used: number;
   host_memory_limit: number;
-  device_memory_used: number;
-  device_memory_limit: number;
+  /** Device data moved to host memory (dask-cuda's store and cuDF's spilling). */
   spilled_to_host: number;
+  /** Bytes on disk in the workers' stores, device-serialized values included. */
   spilled_to_disk: number;
+  /** Task results held on the device in dask-cuda's store. */
+  device_data: number | null;
+  /** The spill limit: above it the store moves data to host (null: none). */
+  device_memory_limit: number | null;
+  /** Bytes allocated through RMM now (null unless allocations are tracked). */
+  rmm_used: number | null;
+  /** Bytes the RMM pool reserved (null: async allocator or no pool). */
+  rmm_pool_size: number | null;
+  /** NVML: the whole GPUs, all processes and pool reservations included. */
+  gpu_total_in_use: number | null;
+  device_memory_total: number | null;
 }
 
 /** One session of this user, as the registry knows it, plus what the server adds. */

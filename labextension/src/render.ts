@@ -85,6 +85,23 @@ export function renderGPUs(
   return box;
 }
 
+/** RMM in use, RMM pool and NVML's whole-GPU figure, each named (empty when none is known). */
+export function deviceLine(memory: IMemoryTotals): string {
+  const parts: string[] = [];
+  if (memory.rmm_used !== null) {
+    parts.push(`RMM in use ${formatBytes(memory.rmm_used)}`);
+  }
+  if (memory.rmm_pool_size !== null) {
+    parts.push(`RMM pool ${formatBytes(memory.rmm_pool_size)}`);
+  }
+  if (memory.gpu_total_in_use !== null) {
+    const total = memory.device_memory_total;
+    const of = total ? ` of ${formatBytes(total)}` : '';
+    parts.push(`GPU total in use (all processes) ${formatBytes(memory.gpu_total_in_use)}${of}`);
+  }
+  return parts.join(' · ');
+}
+
 function memoryLines(
   memory: IMemoryTotals,
   who: string,
@@ -100,16 +117,23 @@ function memoryLines(
       thresholds
     })
   );
-  if (memory.device_memory_limit > 0 || memory.device_memory_used > 0) {
+  if (memory.device_data !== null) {
+    const limit = memory.device_memory_limit;
     box.appendChild(
       bar({
-        label: 'Device',
-        name: `${who} device memory`,
-        fraction: fraction(memory.device_memory_used, memory.device_memory_limit),
-        detail: `${formatBytes(memory.device_memory_used)} / ${formatBytes(memory.device_memory_limit)}`,
+        label: 'GPU data',
+        name: `${who} data in device memory`,
+        fraction: limit ? fraction(memory.device_data, limit) : null,
+        detail: limit
+          ? `${formatBytes(memory.device_data)} / spill at ${formatBytes(limit)}`
+          : `${formatBytes(memory.device_data)} (no spill limit)`,
         thresholds
       })
     );
+  }
+  const gpuLine = deviceLine(memory);
+  if (gpuLine) {
+    box.appendChild(el('div', 'gdk-muted gdk-device-figures', gpuLine));
   }
   if (memory.spilled_to_host + memory.spilled_to_disk > 0) {
     const host = formatBytes(memory.spilled_to_host);

@@ -122,18 +122,22 @@ def monitor_header_html(model: MonitorModel | None, *, note: str = "", compact: 
 
 
 def monitor_table_html(model: MonitorModel | None) -> str:
-    """One row per worker: GPU bar (GPU only), host bar, spilled to host, spilled to disk, RMM pool."""
+    """One row per worker: on GPU the data-on-GPU bar (against the spill limit), host bar, spilled to host,
+    spilled to disk, RMM in use, RMM pool reserved, and NVML's whole-GPU figure; on CPU host bar and disk."""
     if model is None:
         return ""
     cols = (
-        ["Worker", "GPU memory", "Host memory", "Spilled to host", "Spilled to disk", "RMM pool"] if model.gpu else ["Worker", "Host memory", "Spilled to disk"]
+        ["Worker", "Data on GPU", "Host memory", "Spilled to host", "Spilled to disk", "RMM in use", "RMM pool", "GPU total in use (all processes)"]
+        if model.gpu
+        else ["Worker", "Host memory", "Spilled to disk"]
     )
     rows = []
     for r in model.rows:
         name = f"<td>{_esc(r.name)}<span class='gdkw-muted'> pid {r.pid}" + (f", GPU {r.device_index}" if r.device_index is not None else "") + "</span></td>"
         cells = [name]
         if model.gpu:
-            cells += [_bar(r.device, r.name), _bar(r.host, r.name), _bytes(r.spilled_to_host), _bytes(r.spilled_to_disk), _bytes(r.rmm_pool_size)]
+            cells += [_bar(r.device, r.name), _bar(r.host, r.name), _bytes(r.spilled_to_host), _bytes(r.spilled_to_disk)]
+            cells += [_bytes(r.rmm_used), _bytes(r.rmm_pool_size), _bytes(r.gpu_total_in_use)]
         else:
             cells += [_bar(r.host, r.name), _bytes(r.spilled_to_disk)]
         rows.append(f"<tr class='gdkw-worker' data-worker='{_esc(r.name)}' data-pid='{r.pid}'>{''.join(cells)}</tr>")
@@ -145,7 +149,7 @@ def chart_html(history: History, model: MonitorModel | None, width: int = 520, h
     """An SVG time series of the cluster totals over the history's window (latest at the right edge)."""
     if model is None or len(history) == 0:
         return ""
-    keys = [s for s in SERIES if model.gpu or s[0] not in ("device_memory_used", "spilled_to_host")]
+    keys = [s for s in SERIES if model.gpu or s[0] not in ("device_data", "spilled_to_host")]
     now = history.latest_time or model.time
     span = max(30.0, min(history.window, now - (history.earliest_time or now)))  # grows to the window as data arrive
     limits = [("host_memory_limit", "#1e88e5")] + ([("device_memory_limit", "#76b900")] if model.gpu else [])

@@ -92,22 +92,16 @@ def host_bar(w: Any) -> Bar:
 
 
 def device_bar(w: Any) -> Bar | None:
-    """GPU memory used against the device total, with the spill threshold (``device_memory_limit``) marked;
-    the colour says how close ``used`` is to that threshold (to the total when spilling is off)."""
-    if w.device_memory_used is None:
+    """Data the worker holds on the device (dask-cuda's store) against its spill limit
+    (``device_memory_limit``): the bar fills and colours towards the point where the store spills to host.
+    Without a spill limit (spilling off, unified memory) the bar has nothing to be a fraction of."""
+    if w.device_data is None:
         return None
-    total, limit, used = w.device_memory_total, w.device_memory_limit, w.device_memory_used
-    scale = total or limit
-    closest = limit or total
-    lvl = level(used / closest if closest else None)
-    label = format_bytes(used)
-    if limit:
-        label += f" / spill at {format_bytes(limit)}"
-    if total:
-        label += f" / {format_bytes(total)}"
-    return Bar(
-        "device", used, limit, total, _clip(used / scale) if scale else None, _clip(limit / total) if limit and total else None, lvl, COLOURS[lvl], label
-    )
+    limit, used = w.device_memory_limit, w.device_data
+    fraction = used / limit if limit else None
+    lvl = level(fraction)
+    label = f"{format_bytes(used)} / spill at {format_bytes(limit)}" if limit else f"{format_bytes(used)} (no spill limit)"
+    return Bar("device", used, limit, w.device_memory_total, None if fraction is None else _clip(fraction), None, lvl, COLOURS[lvl], label)
 
 
 @dataclass(frozen=True)
@@ -119,7 +113,9 @@ class WorkerRow:
     host: Bar
     spilled_to_host: int | None
     spilled_to_disk: int
+    rmm_used: int | None
     rmm_pool_size: int | None
+    gpu_total_in_use: int | None
     device_index: int | None
 
 
@@ -150,9 +146,21 @@ def mode_line(reason: str) -> str:
 
 def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
     """The monitor's model of one snapshot (``session.memory()``); ``reason`` is the session's reason."""
-    gpu = memory.backend == "gpu" or any(w.device_memory_used is not None for w in memory.workers)
+    gpu = memory.backend == "gpu" or any(w.device_data is not None or w.gpu_total_in_use is not None for w in memory.workers)
     rows = tuple(
-        WorkerRow(w.name, w.address, w.pid, device_bar(w), host_bar(w), w.spilled_to_host, w.spilled_to_disk, w.rmm_pool_size, w.device_index)
+        WorkerRow(
+            w.name,
+            w.address,
+            w.pid,
+            device_bar(w),
+            host_bar(w),
+            w.spilled_to_host,
+            w.spilled_to_disk,
+            w.rmm_used,
+            w.rmm_pool_size,
+            w.gpu_total_in_use,
+            w.device_index,
+        )
         for w in memory.workers
     )
     line = None if gpu else mode_line(reason)
@@ -164,7 +172,7 @@ def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
 
 #: The time series of cluster totals: (ClusterMemory field, legend, colour).
 SERIES = (
-    ("device_memory_used", "GPU used", "#76b900"),
+    ("device_data", "data on GPU", "#76b900"),
     ("host_memory_used", "host used", "#1e88e5"),
     ("spilled_to_host", "spilled to host", "#fb8c00"),
     ("spilled_to_disk", "spilled to disk", "#8e24aa"),

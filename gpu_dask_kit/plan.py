@@ -25,6 +25,10 @@ __all__ = ["WorkerSpec", "ClusterPlan", "make_plan", "gpu_spec", "client_backend
 _GPU_ONLY = tuple(name for name, spec in OPTION_SPECS.items() if spec.gpu_only)
 
 
+#: Share of the GPU the async allocator's pool keeps reserved when idle (see WorkerSpec.rmm_release_threshold).
+ASYNC_RELEASE_THRESHOLD = 0.1
+
+
 @dataclass(frozen=True)
 class WorkerSpec:
     """What each worker is, whatever starts it. Sizes are bytes; a float is a fraction still to be
@@ -50,6 +54,18 @@ class WorkerSpec:
         None: no device spilling, or a fraction each SLURM job resolves on its own GPU."""
         limit = self.device_memory_limit
         return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None
+
+    @property
+    def rmm_release_threshold(self) -> float | None:
+        """The async allocator's pool gives memory back to the GPU above this share of it at each
+        synchronisation (RMM's default is never: an idle cluster would keep its high-water mark).
+        dask-cuda resolves the fraction on each worker's own GPU, locally and in ``dask cuda worker``."""
+        return ASYNC_RELEASE_THRESHOLD if self.allocator == "async" else None
+
+    @property
+    def rmm_track_allocations(self) -> bool:
+        """Track RMM allocations so the monitor can show "RMM in use" (``get_allocated_bytes``)."""
+        return self.allocator != "none"
 
     @property
     def cudf_spill_stats(self) -> int:

@@ -72,7 +72,7 @@ def test_start_cluster_on_two_simulated_gpus_is_a_gpu_session_with_one_worker_pe
         assert memory.backend == "gpu" and len(memory.workers) == 2
         for worker in memory.workers:
             assert worker.device_memory_limit == 4 * GiB, worker
-            assert worker.device_memory_total == 16 * GiB and worker.device_memory_used == GiB, worker
+            assert worker.device_memory_total == 16 * GiB and worker.gpu_total_in_use == GiB, worker
         assert sorted(w.device_index for w in memory.workers) == [0, 1]
         # dask-cuda's "create a CUDA context" step ran on each worker, on that worker's own GPU
         pids = {w.device_index: w.pid for w in memory.workers}

@@ -115,7 +115,7 @@ def test_c_memory_has_device_numbers_without_any_spilling(sim_gpus, no_leaks):
         workers = session.memory().workers
         assert len(workers) == 2
         for worker in workers:
-            assert (worker.device_memory_total, worker.device_memory_used) == (16 * GiB, 3 * GiB), worker
+            assert (worker.device_memory_total, worker.gpu_total_in_use) == (16 * GiB, 3 * GiB), worker
         assert sorted(w.device_index for w in workers) == [0, 1]
 
 
@@ -206,11 +206,11 @@ def test_e_rmm_pool_larger_than_free_memory_is_refused(sim_gpus, pool):
 
 
 def test_e_unified_memory_gpus_are_usable(sim_gpus):
-    sim_gpus(1, name="Simulated NVIDIA GH200 480GB", memory_supported=False)
+    sim_gpus(1, name="Simulated NVIDIA GB10", memory_supported=False)
     report = kit.detect()
     assert report.mode == "gpu", report.reason_text
     assert "did not answer" not in report.reason_text
-    assert [g.name for g in report.gpus] == ["Simulated NVIDIA GH200 480GB"]
+    assert [g.name for g in report.gpus] == ["Simulated NVIDIA GB10"]
     out = subprocess.run([os.path.join(BIN, "gpu-dask-kit"), "doctor"], env=child_env(), capture_output=True, text=True, timeout=120)
     assert "Mode for device='auto': GPU" in out.stdout and "unified" in out.stdout.lower(), out.stdout
 

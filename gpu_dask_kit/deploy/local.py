@@ -60,6 +60,10 @@ def gpu_kwargs(spec: WorkerSpec) -> dict[str, Any]:
         kwargs["rmm_pool_size"] = spec.rmm_pool_size
     if spec.rmm_maximum_pool_size is not None:
         kwargs["rmm_maximum_pool_size"] = spec.rmm_maximum_pool_size
+    if spec.rmm_release_threshold is not None:
+        kwargs["rmm_release_threshold"] = spec.rmm_release_threshold
+    if spec.rmm_track_allocations:
+        kwargs["rmm_track_allocations"] = True
     if spec.rmm_libraries:
         kwargs["rmm_allocator_external_lib_list"] = list(spec.rmm_libraries)
     return kwargs

@@ -62,7 +62,7 @@ def cuda_worker_args(spec: WorkerSpec) -> list[str]:
     """``dask cuda worker`` arguments for ``spec`` (the CLI twin of :func:`gpu_dask_kit.deploy.local.gpu_kwargs`).
 
     >>> cuda_worker_args(WorkerSpec("gpu", 1, 1, 0, allocator="managed", rmm_libraries=("cupy",)))
-    ['--device-memory-limit', '0', '--rmm-managed-memory', '--set-rmm-allocator-for-libs', 'cupy']
+    ['--device-memory-limit', '0', '--rmm-managed-memory', '--rmm-track-allocations', '--set-rmm-allocator-for-libs', 'cupy']
     """
     limit = spec.device_memory_limit
     args = ["--device-memory-limit", "0" if limit is None else _size_arg(limit)]
@@ -70,11 +70,13 @@ def cuda_worker_args(spec: WorkerSpec) -> list[str]:
         if value is not None:
             args += [flag, _size_arg(value if isinstance(value, float) else align_pool_size(value))]
     if spec.allocator == "async":
-        args.append("--rmm-async")
+        args += ["--rmm-async", "--rmm-release-threshold", _size_arg(spec.rmm_release_threshold)]
     if spec.allocator in ("managed", "managed_pool"):
         args.append("--rmm-managed-memory")
     if spec.enable_cudf_spill:
         args += ["--enable-cudf-spill", "--cudf-spill-stats", str(spec.cudf_spill_stats)]
+    if spec.rmm_track_allocations:
+        args.append("--rmm-track-allocations")
     if spec.rmm_libraries:
         args += ["--set-rmm-allocator-for-libs", ",".join(spec.rmm_libraries)]
     return args

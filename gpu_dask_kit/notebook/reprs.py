@@ -56,10 +56,10 @@ def session_html(session: ClusterSession) -> str:
     if link:
         rows.append(("Dashboard", f'<a href="{esc(link)}" target="_blank" rel="noopener">{esc(link)}</a>'))
     if session.plan is not None:
-        limit = session.plan.kwargs.get("memory_limit")
+        limit = session.plan.spec.memory_limit
         rows.append(("Host memory / worker", esc(format_bytes(limit) if isinstance(limit, int) and limit else str(limit or "no limit"))))
         if session.mode == "gpu":
-            rows.append(("Spill GPU&rarr;host above", esc(spill_text(session.plan.kwargs.get("device_memory_limit")))))
+            rows.append(("Spill GPU&rarr;host above", esc(spill_text(session.plan.spec.device_limit_bytes))))
     row = template("row")
     body = "".join(row.substitute(label=k, value=v) for k, v in rows)
     notes = "".join(f"<li>{esc(n)}</li>" for n in session.notes)

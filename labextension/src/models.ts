@@ -13,6 +13,7 @@ export interface IGPUInfo {
   uuid: string;
   memory_total: number;
   memory_free: number;
+  mig?: IGPUInfo[];
 }
 
 /** A library the kit may use, and whether it is installed. */
@@ -22,6 +23,8 @@ export interface ILibraryInfo {
   version: string | null;
   importable?: boolean | null;
   error?: string | null;
+  cuda_major?: number | null;
+  distribution?: string | null;
 }
 
 /** `GET environment`: the environment report plus the one memory-warning threshold. */

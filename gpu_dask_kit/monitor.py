@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "memory_level", "as_bytes", "MEMORY_WARN", "MEMORY_CRITICAL"]
+__all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "as_bytes", "MEMORY_WARN", "MEMORY_CRITICAL"]
 
 #: Fraction of a limit from which memory is shown as a warning (widget and sidebar alike).
 MEMORY_WARN = 0.8
@@ -29,17 +29,6 @@ MEMORY_CRITICAL = 0.95
 
 #: Longest wait, in seconds, for a heartbeat newer than the call (``fresh=True``).
 FRESH_TIMEOUT = 3.0
-
-
-def memory_level(fraction: float | None) -> str:
-    """ "ok", "warn" or "critical" for a used / limit fraction (None: "ok").
-
-    >>> memory_level(0.5), memory_level(0.8), memory_level(0.97), memory_level(None)
-    ('ok', 'warn', 'critical', 'ok')
-    """
-    if fraction is None or fraction < MEMORY_WARN:
-        return "ok"
-    return "critical" if fraction >= MEMORY_CRITICAL else "warn"
 
 
 @dataclass(frozen=True)

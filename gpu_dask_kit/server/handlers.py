@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
@@ -35,7 +35,6 @@ class ServerState:
     sampler: GpuSampler
     memory: MemoryCache
     proxy: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def close(self) -> None:
         self.sampler.close()

@@ -104,10 +104,6 @@ class MemoryMonitor(widgets.VBox):
         self.start()
         self._wake.set()
 
-    def poke(self) -> None:
-        """Refresh now instead of at the next interval."""
-        self._wake.set()
-
     def close(self) -> None:
         """Stop the polling thread, then close the widget and its children."""
         self.stop()

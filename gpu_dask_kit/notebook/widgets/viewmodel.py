@@ -17,9 +17,8 @@ from dask.utils import format_bytes
 from ... import monitor as _monitor
 
 # The one memory-warning threshold of widget and sidebar, from gpu_dask_kit.monitor.
-# TODO(core): monitor.py defines MEMORY_WARN / MEMORY_CRITICAL (BRIEF); then import them and drop the fallbacks.
-MEMORY_WARN: float = getattr(_monitor, "MEMORY_WARN", 0.8)
-MEMORY_CRITICAL: float = getattr(_monitor, "MEMORY_CRITICAL", 0.95)
+MEMORY_WARN: float = _monitor.MEMORY_WARN
+MEMORY_CRITICAL: float = _monitor.MEMORY_CRITICAL
 
 __all__ = [
     "MEMORY_WARN",

@@ -206,6 +206,24 @@ def own_lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
         yield server
 
 
+def shut_down_kernels(server: LabServer) -> None:
+    """Delete every session and kernel of ``server`` (each kernel's atexit closes the cluster it started)."""
+    for route in ("api/sessions", "api/kernels"):
+        status, items = server.api(route)
+        for item in items if status == 200 else []:
+            server.api(f"{route}/{item['id']}", method="DELETE")
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_outlives_its_test(request):
+    """The server is shared: a test that failed half-way must not leave its kernel (and that kernel's
+    cluster) to the next tests. Runs after the test's own fixtures have been torn down."""
+    yield
+    if "lab_server" in request.fixturenames:
+        with contextlib.suppress(Exception):
+            shut_down_kernels(request.getfixturevalue("lab_server"))
+
+
 @pytest.fixture(scope="module")
 def lab_server(shared_lab_server) -> LabServer:
     """The server a test uses: the shared one; a module that needs its own overrides this with ``own_lab_server``."""

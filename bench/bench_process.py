@@ -24,6 +24,8 @@ import tempfile
 import time
 from typing import Any
 
+import psutil
+
 from . import common
 from .common import fmt, stats
 
@@ -43,16 +45,25 @@ def add_arguments(parser) -> None:
     )
 
 
-def one_process(side: str, device: str) -> dict[str, float]:
-    """Run the child once; its wall and CPU seconds (itself and the children it reaped)."""
+def one_process(side: str, device: str, timeout: float = 120) -> dict[str, float]:
+    """Run the child once; its wall and CPU seconds (itself and the children it reaped). A child still running
+    after ``timeout`` s is ended with its descendants, by PID, and the run fails."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, CHILD, side, device], stdout=out, stderr=err)
+        pid = 0
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        except BaseException:
-            common.end_processes([proc.pid], timeout=5)
-            raise
+            while True:  # os.wait4 gives the rusage of the child and what it reaped; polled, for the timeout
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.perf_counter() - t0 > timeout:
+                    raise TimeoutError(f"the {side} process ran over {timeout:.0f} s")
+                time.sleep(0.005)
+        finally:
+            if not pid:
+                tree = [proc.pid] + [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+                common.end_processes(tree, timeout=5)
         wall = time.perf_counter() - t0
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -63,19 +74,37 @@ def one_process(side: str, device: str) -> dict[str, float]:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}
 
 
+def _sample(side: str, device: str, hung: list[dict[str, Any]], pair: int) -> dict[str, float] | None:
+    """One process; None (noted in ``hung``) when it ran over its time limit."""
+    try:
+        got = one_process(side, device)
+    except TimeoutError as exc:
+        hung.append({"pair": pair, "side": side, "error": str(exc)})
+        print(f"  pair {pair + 1} {side}: {exc} (ended; the pair is run again)", flush=True)
+        return None
+    print(f"  pair {pair + 1} {side}: wall {got['wall']:.2f} s, cpu {got['cpu']:.2f} s", flush=True)
+    return got
+
+
 def run(args) -> dict[str, Any]:
     pairs = common.reps(args, 9)
+    hung: list[dict[str, Any]] = []
     if not args.quick:
         for side in SIDES:  # warm-up: the file cache, .pyc files, the first spawn
-            one_process(side, args.device)
+            _sample(side, args.device, hung, -1)
     samples: dict[str, dict[str, list[float]]] = {s: {"wall": [], "cpu": []} for s in SIDES}
-    for pair in range(pairs):
-        order = SIDES if pair % 2 == 0 else SIDES[::-1]
-        for side in order:
-            got = one_process(side, args.device)
-            for key, value in got.items():
+    attempt = 0
+    while len(samples["kit"]["wall"]) < pairs and attempt < 2 * pairs:  # a pair with a hung process is re-run
+        order = SIDES if attempt % 2 == 0 else SIDES[::-1]
+        got = {side: _sample(side, args.device, hung, attempt) for side in order}
+        attempt += 1
+        if any(g is None for g in got.values()):
+            continue
+        for side, g in got.items():
+            for key, value in g.items():  # type: ignore[union-attr]
                 samples[side][key].append(value)
-            print(f"  pair {pair + 1}/{pairs} {side}: wall {got['wall']:.2f} s, cpu {got['cpu']:.2f} s", flush=True)
+    if len(samples["kit"]["wall"]) < pairs:
+        raise RuntimeError(f"only {len(samples['kit']['wall'])} of {pairs} pairs completed; processes over the time limit: {hung}")
     summary = {s: {k: stats(v) for k, v in d.items()} for s, d in samples.items()}
     ratio = {}
     for key in ("wall", "cpu"):
@@ -85,7 +114,7 @@ def run(args) -> dict[str, Any]:
             "median_of_pairs": stats(per_pair)["median"],
             "pairs": stats(per_pair),
         }
-    return {"pairs": pairs, "device": args.device, "samples": samples, "summary": summary, "ratio": ratio, "goal_ratio": GOAL}
+    return {"pairs": pairs, "hung": hung, "device": args.device, "samples": samples, "summary": summary, "ratio": ratio, "goal_ratio": GOAL}
 
 
 def markdown(result: dict) -> str:
@@ -93,7 +122,8 @@ def markdown(result: dict) -> str:
     lines = [
         common.header(result, f"Whole process: import, start 2 CPU workers, compute, close; kit vs by hand, {result['pairs']} interleaved pairs"),
         f"Kit side device: `{result['device']}`. Each sample is a fresh `python bench/process_child.py` process; "
-        "CPU = user + system of the process and the worker processes it reaped.",
+        "CPU = user + system of the process and the worker processes it reaped."
+        + (f" Processes ended after running over their time limit (their pairs were run again): {result['hung']}." if result.get("hung") else ""),
         "",
         "| process | wall min / median / max (s) | CPU min / median / max (s) |",
         "|---|---|---|",

@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test lint test-unit test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-properties test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -34,8 +34,9 @@ doctor: setup
 
 # The whole suite: the linters and type checks (a finding fails the suite), unit + integration (real CPU
 # clusters, simulated GPUs driving the real dask-cuda, a real SLURM when one runs, a real Jupyter server)
-# with every doctest of the package collected once, then the real-browser tests in their own process (see
-# PITFALLS), then the notebooks under nbval. Tests marked `slow` run in `make test-slow` (.ci/run).
+# with every doctest of the package collected once and the property tests' quick profile, then the
+# real-browser tests in their own process (see PITFALLS), then every notebook once under nbval with its
+# exercises solved. Tests marked `slow` and the full property profile run in .ci/run.
 test: setup
 	$(MAKE) --no-print-directory lint test-unit test-browser test-notebooks
 
@@ -51,6 +52,10 @@ UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/
 test-unit: setup
 	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow" -p no:cacheprovider
 
+# The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).
+test-properties: setup
+	GPU_DASK_KIT_PROPERTIES=full $(BIN)/python -m pytest tests/test_properties.py -p no:cacheprovider
+
 # Slower checks, run by .ci/run: every notebook's exercises solved twice in one kernel, the benchmark
 # harness end to end, 16 SLURM workers.
 test-slow: setup
@@ -59,8 +64,15 @@ test-slow: setup
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
 
-test-notebooks: setup
-	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg --nbval-current-env -p no:cacheprovider
+# Each notebook executes once per CI run, here: nbval compares every output with the stored one while each
+# exercise check runs its reference solution (GPU_DASK_KIT_SOLVE_EXERCISES=1) and must print Correct
+# (tests/nbval-solved.cfg). A plain Run All, as a learner does, runs in the browser tests.
+NBVAL_SANITIZE := $(VENV)/nbval-sanitize-solved.cfg
+$(NBVAL_SANITIZE): notebooks/nbval-sanitize.cfg tests/nbval-solved.cfg | $(BIN)/python
+	cat $^ > $@
+
+test-notebooks: setup $(NBVAL_SANITIZE)
+	GPU_DASK_KIT_SOLVE_EXERCISES=1 $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with $(NBVAL_SANITIZE) --nbval-current-env -p no:cacheprovider
 
 # The other routes in, slow, so in .ci/run and not in `make test`: a fresh clone set up without Node, the
 # built wheel in a fresh venv (doctor, labextension, `gpu-dask-kit lab`, `check` of every notebook), and a

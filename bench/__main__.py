@@ -31,6 +31,7 @@ from .common import RESULTS
 
 BENCHMARKS = [
     "bench.bench_start_close",
+    "bench.bench_process",
     "bench.bench_monitor",
     "bench.bench_workloads",
     "bench.bench_overheads",
@@ -41,7 +42,7 @@ NAMES = [m.split(".bench_")[-1] for m in BENCHMARKS]
 #: Expected seconds of each default run on the 2-core CPU machine (from PITFALLS' seed timings; see RESULTS.md).
 #: Seconds kept free at the end of the budget (writing files, closing the last kernel's cluster).
 MARGIN_S = 20
-ESTIMATE_S = {"start_close": 35, "monitor": 40, "workloads": 230, "overheads": 150, "scaling": 160, "notebooks": 960}
+ESTIMATE_S = {"start_close": 35, "process": 100, "monitor": 40, "workloads": 230, "overheads": 150, "scaling": 160, "notebooks": 960}
 
 
 def _results_md_path(out: str) -> str:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 import psutil
 import pytest
+from hypothesis import settings
 
 from .simgpu.fixtures import sim_gpus  # noqa: F401  (the simulated-GPU fixture, for every test module)
+
+# Property tests (tests/test_properties.py) scale their example counts by the profile's max_examples / 100:
+# `make test` runs "quick" (a tenth: ~320 examples), `make test-properties` (in .ci/run) runs "full" (~3,200).
+PROPERTIES_ENV = "GPU_DASK_KIT_PROPERTIES"
+settings.register_profile("full", max_examples=100, deadline=None)
+settings.register_profile("quick", max_examples=10, deadline=None)
+settings.load_profile(os.environ.get(PROPERTIES_ENV, "quick"))
 
 
 def kit_children() -> set[int]:

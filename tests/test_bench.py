@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_MODULES = sorted((ROOT / "bench").glob("*.py"))
-NAMES = ["start_close", "monitor", "workloads", "overheads", "scaling", "notebooks"]
+NAMES = ["start_close", "process", "monitor", "workloads", "overheads", "scaling", "notebooks"]
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +84,10 @@ def test_each_benchmark_reports_its_comparisons(quick_run):
     sc = b["start_close"]
     assert {"raw_cpu", "kit_cpu"} <= set(sc["summary"]) and sc["ratio_median"]["cpu"]["start_plus_close"] > 0
     assert ("raw_gpu" in sc["summary"]) == gpu and (sc["gpu_skipped"] is None) == gpu  # GPU variant only with a GPU
+
+    pr = b["process"]
+    assert set(pr["summary"]) == {"kit", "hand"} and pr["pairs"] == 1 and pr["device"] == "auto"
+    assert all(pr["ratio"][k]["of_medians"] > 0 for k in ("wall", "cpu")) and pr["summary"]["kit"]["cpu"]["min"] > 0
 
     assert b["monitor"]["on"]["n"] == b["monitor"]["off"]["n"] == 1
 

@@ -9,7 +9,9 @@ Each property says what the kit promises for ANY input of a kind, not for a list
 - the server extension answers 2xx/4xx (never 500, never a traceback) to any id, query or body.
 
 Every property counts the examples it ran into ``test-artifacts/properties.json`` (for the report).
-Example counts are bounded and ``deadline=None`` (this 2-core machine is shared; no timed assertions).
+Example counts are bounded and ``deadline=None`` (this 2-core machine is shared; no timed assertions). Each
+count below is the full profile's (``GPU_DASK_KIT_PROPERTIES=full``, ``make test-properties``); ``make test``
+runs the quick profile, a tenth of each (see :func:`examples`). The ``@example`` regressions run in both.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ pytest_plugins = ["pytest_jupyter.jupyter_server"]
 ARTIFACT = Path(__file__).resolve().parents[1] / "test-artifacts" / "properties.json"
 FIXTURES_OK = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 
+
+def examples(full: int) -> int:
+    """The example count for the loaded hypothesis profile: ``full`` scaled by its max_examples / 100 (at least 2)."""
+    return max(2, full * settings.default.max_examples // 100)
+
+
 # --- example accounting ------------------------------------------------------------------------------
 
 _COUNTS: dict[str, dict] = {}
@@ -70,6 +78,7 @@ def _write_counts():
             pass
     data.setdefault("tests", {}).update({name: dict(entry, recorded=time.strftime("%Y-%m-%dT%H:%M:%S")) for name, entry in _COUNTS.items()})
     data["hypothesis"] = hypothesis_version
+    data["profile_max_examples"] = settings.default.max_examples
     data["total_examples_run"] = sum(e["examples_run"] for e in data["tests"].values())
     ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
     ARTIFACT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -224,7 +233,7 @@ JSON = st.recursive(
 
 # --- ClusterOptions ----------------------------------------------------------------------------------
 
-N_SINGLE = 1000
+N_SINGLE = examples(1000)
 
 
 @settings(max_examples=N_SINGLE, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -265,7 +274,7 @@ def test_any_value_of_one_option_is_accepted_or_named_in_an_option_error(name, v
     assert options_from_mapping(json.loads(json.dumps(opts.to_dict()))) == opts
 
 
-N_COMBO = 500
+N_COMBO = examples(500)
 
 
 @settings(max_examples=N_COMBO, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -287,7 +296,7 @@ def test_any_combination_of_keywords_is_accepted_or_an_option_error(kwargs):
         assert err.parameter in known
 
 
-N_SLURM = 400
+N_SLURM = examples(400)
 SLURM_OPTIONS = sorted(name for name, spec in OPTION_SPECS.items() if spec.slurm_only)
 
 
@@ -313,7 +322,7 @@ def test_any_value_of_a_slurm_option_with_deploy_slurm_is_accepted_or_named(name
             ClusterOptions.from_config(deploy="local", **{key: value})
 
 
-N_MAPPING = 200
+N_MAPPING = examples(200)
 
 
 @settings(max_examples=N_MAPPING, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -388,7 +397,7 @@ def _impossible_requests():
     return st.one_of(kinds)
 
 
-N_START = 60
+N_START = examples(60)
 
 
 @settings(max_examples=N_START, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -453,7 +462,7 @@ def _check_exit(code, out: str, err: str) -> None:
         assert code in (0, None), code
 
 
-N_CLI = 80
+N_CLI = examples(80)
 
 
 @pytest.fixture
@@ -479,7 +488,7 @@ def test_cli_doctor_and_sessions_exit_cleanly_for_any_flags(argv, runtime_dir, n
     _check_exit(code, out.getvalue(), err.getvalue())
 
 
-N_PARSE = 150
+N_PARSE = examples(150)
 
 
 @settings(max_examples=N_PARSE, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -502,7 +511,7 @@ def test_cli_lab_and_check_arguments_parse_or_exit_2(argv, values):
         assert args.scale in ("small", "full") and isinstance(args.timeout, int)
 
 
-N_LAB = 20
+N_LAB = examples(20)
 
 
 @settings(max_examples=N_LAB, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -540,7 +549,7 @@ def _scripts_count_bug(argv: list[str]) -> bool:
     return False
 
 
-N_FLAGS = 300
+N_FLAGS = examples(300)
 
 
 @settings(max_examples=N_FLAGS, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -569,7 +578,7 @@ def test_count_flag_with_a_non_ascii_digit_is_an_option_error():
         ClusterOptions.from_config(**options_from_args(args))
 
 
-N_SUBPROCESS = 5
+N_SUBPROCESS = examples(5)
 
 
 @settings(max_examples=N_SUBPROCESS, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -666,7 +675,7 @@ TRAVERSAL = [
     "%252e%252e",
 ]
 
-N_IDS = 200
+N_IDS = examples(200)
 
 
 @settings(max_examples=N_IDS, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -693,7 +702,7 @@ def test_any_session_id_is_answered_with_a_4xx(server, session_id, encode, metho
     assert list(runtime_dir.glob("*")) == []
 
 
-N_QUERY = 60
+N_QUERY = examples(60)
 
 
 @settings(max_examples=N_QUERY, deadline=None, suppress_health_check=FIXTURES_OK)
@@ -709,7 +718,7 @@ def test_any_query_string_on_the_get_routes_is_ignored(server, path, params):
     assert response.code == 200 and isinstance(json.loads(body), dict)
 
 
-N_BODIES = 200
+N_BODIES = examples(200)
 
 
 @settings(max_examples=N_BODIES, deadline=None, suppress_health_check=FIXTURES_OK)

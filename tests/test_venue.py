@@ -1,9 +1,9 @@
-"""The venue check (`gpu-dask-kit check`) and the output refresh, on tiny notebooks and on the real 00."""
+"""The venue check (`gpu-dask-kit check`) and the output refresh, on tiny notebooks (the real 00 under `check`:
+tests/test_wheel.py, from the installed wheel)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -111,14 +111,3 @@ def test_default_notebook_dir_prefers_the_working_directory(tmp_path, monkeypatc
     (tmp_path / "notebooks").mkdir()
     _write(tmp_path / "notebooks", "00_x.ipynb", "1")
     assert venue.default_notebook_dir() == tmp_path / "notebooks"
-
-
-def test_real_check_on_the_start_here_notebook(tmp_path, capsys, no_leaks):
-    folder = tmp_path / "notebooks"
-    folder.mkdir()
-    shutil.copy(REPO_NOTEBOOKS / "00_start_here.ipynb", folder)
-    code = venue.run_check(scale="small", notebook_dir=folder, output_dir=tmp_path / "out", timeout=300)
-    text = capsys.readouterr().out
-    assert code == 0, text
-    report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert report["passed"] and report["notebooks"][0]["notebook"] == "00_start_here.ipynb"

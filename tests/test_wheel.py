@@ -2,11 +2,12 @@
 
 No checkout on the way: every command runs from the fresh venv's ``bin/`` with ``HOME`` in a temporary
 folder and the checkout off ``sys.path``. Slow (a fresh venv of JupyterLab, Dask, scikit-learn...):
-about a minute with uv and a warm package cache, `gpu-dask-kit check` a few minutes more.
+about a minute with uv and a warm package cache, `gpu-dask-kit check` of one notebook half a minute more.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -136,10 +137,38 @@ def test_second_run_keeps_the_learners_edits(wheel_venv):
     assert (folder / "01_gpu_cluster_setup.ipynb").is_file()
 
 
-def test_check_passes_from_the_wheel(wheel_venv):
-    """`gpu-dask-kit check`: every shipped notebook runs (small scale) from the installed wheel."""
+def test_every_notebook_ships_and_check_runs_one_from_the_wheel(wheel_venv):
+    """The wheel ships every notebook of the checkout unchanged, `check` finds them outside a checkout, and
+    `gpu-dask-kit check` runs the shipped 00_start_here (small scale) from the installed wheel. Every notebook's
+    own run is nbval's (`make test-notebooks`, exercises solved): each notebook executes once per CI run."""
     bin_dir, env, home = wheel_venv
-    out = _run([str(bin_dir / "gpu-dask-kit"), "check", "--scale", "small", "--output-dir", str(home / "vc")], env, home, timeout=1800, check=False)
+    code = "from gpu_dask_kit.venue import default_notebook_dir; print(default_notebook_dir())"
+    shipped = Path(_run([str(bin_dir / "python"), "-c", code], env, home).stdout.strip())
+    assert str(shipped).startswith(str(bin_dir.parent)), shipped
+    names = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert len(names) >= 10 and sorted(p.name for p in shipped.glob("[0-9][0-9]_*.ipynb")) == names
+    changed = [n for n in names if (shipped / n).read_bytes() != (REPO / "notebooks" / n).read_bytes()]
+    assert not changed, f"shipped notebooks differ from the checkout's: {changed}"
+    folder = home / "one-notebook"
+    folder.mkdir()
+    shutil.copy(shipped / "00_start_here.ipynb", folder)
+    cmd = [str(bin_dir / "gpu-dask-kit"), "check", "--scale", "small", "--notebook-dir", str(folder), "--output-dir", str(home / "vc")]
+    out = _run(cmd, env, home, timeout=900, check=False)
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
     report = json.loads((home / "vc" / "report.json").read_text())
-    assert report["notebook_dir"].startswith(str(bin_dir.parent)), report["notebook_dir"]
+    assert report["passed"] and [n["notebook"] for n in report["notebooks"]] == ["00_start_here.ipynb"], report
+    assert not _running_from(bin_dir.parent), "`check` left processes of the wheel's venv running"
+
+
+def _running_from(prefix: Path, timeout: float = 15) -> list[int]:
+    """PIDs of processes still running a program of ``prefix`` (this test's fresh venv) after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = []
+        for proc in psutil.process_iter(["pid", "cmdline"]):
+            with contextlib.suppress(psutil.Error):
+                if any(part.startswith(str(prefix)) for part in (proc.info["cmdline"] or [])[:2]) and proc.status() != psutil.STATUS_ZOMBIE:
+                    left.append(proc.info["pid"])
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)

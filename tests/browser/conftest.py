@@ -6,9 +6,11 @@ Run in their own pytest process (pytest-jupyter's fixtures in the same process e
 
 Fixtures (reuse them in other browser tests):
 
-- ``lab_server`` (module): a ``LabServer`` with ``url``, ``token``, ``root_dir``, ``runtime_dir``
-  (the gpu-dask-kit registry dir the server and this test process share), ``pid``, ``api(...)``.
-- ``browser`` (module): a Playwright Chromium browser.
+- ``lab_server``: a ``LabServer`` with ``url``, ``token``, ``root_dir``, ``runtime_dir`` (the gpu-dask-kit
+  registry dir the server and this test process share), ``pid``, ``api(...)``: the session's shared server
+  (``shared_lab_server``); a module that needs a server started with its own environment overrides
+  ``lab_server`` with ``own_lab_server`` (test_gpu_mode_browser does).
+- ``browser`` (session): a Playwright Chromium browser.
 - ``lab_page`` (function): a logged-in page with JupyterLab loaded; ``page.console_errors`` lists
   console errors and page errors. A screenshot goes to ``test-artifacts/`` when the test fails.
 - helpers: ``open_notebook(page, path)``, ``run_command(page, id, args)``, ``kernel_client(server)``,
@@ -120,10 +122,10 @@ def _stop_process_tree(pid: int, timeout: float = 20) -> None:
     psutil.wait_procs(alive, timeout=5)
 
 
-@pytest.fixture(scope="module")
-def lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
-    """A real ``jupyter lab`` on 127.0.0.1 with a token, ``--allow-root``, in a temp root dir."""
-    base = tmp_path_factory.mktemp("lab")
+@contextlib.contextmanager
+def start_lab(base: Path, log_name: str) -> Iterator[LabServer]:
+    """A real ``jupyter lab`` on 127.0.0.1 with a token, ``--allow-root``, in a temp root dir under ``base``,
+    started with this process's environment; stopped (by PID) on exit."""
     names = ("root", "gdk-runtime", "jupyter-runtime", "jupyter-config", "jupyter-data", "settings", "workspaces")
     root, runtime, jrt, cfg, jdata, data_settings, workspaces = (base / n for n in names)
     for d in (root, runtime, jrt, cfg, jdata, data_settings, workspaces):
@@ -134,7 +136,7 @@ def lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     token, port = secrets.token_hex(16), _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / f"jupyter-lab-{request.module.__name__.rsplit('.', 1)[-1]}.log"
+    log_path = ARTIFACTS / log_name
     env = dict(
         os.environ,
         GPU_DASK_KIT_RUNTIME_DIR=str(runtime),
@@ -187,7 +189,48 @@ def lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
             os.environ["GPU_DASK_KIT_RUNTIME_DIR"] = previous
 
 
+@pytest.fixture(scope="session")
+def shared_lab_server(tmp_path_factory) -> Iterator[LabServer]:
+    """One ``jupyter lab`` for the whole browser run (starting one costs seconds on 2 cores). Tests on it
+    leave it as they found it: no kernel, no cluster, no record, default settings."""
+    with start_lab(tmp_path_factory.mktemp("lab"), "jupyter-lab.log") as server:
+        yield server
+
+
 @pytest.fixture(scope="module")
+def own_lab_server(tmp_path_factory, request) -> Iterator[LabServer]:
+    """A ``jupyter lab`` for one module alone, started with the environment the module set first (e.g. the
+    simulated GPUs of test_gpu_mode_browser, which every process the server starts must inherit)."""
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    with start_lab(tmp_path_factory.mktemp("lab"), f"jupyter-lab-{name}.log") as server:
+        yield server
+
+
+def shut_down_kernels(server: LabServer) -> None:
+    """Delete every session and kernel of ``server`` (each kernel's atexit closes the cluster it started)."""
+    for route in ("api/sessions", "api/kernels"):
+        status, items = server.api(route)
+        for item in items if status == 200 else []:
+            server.api(f"{route}/{item['id']}", method="DELETE")
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_outlives_its_test(request):
+    """The server is shared: a test that failed half-way must not leave its kernel (and that kernel's
+    cluster) to the next tests. Runs after the test's own fixtures have been torn down."""
+    yield
+    if "lab_server" in request.fixturenames:
+        with contextlib.suppress(Exception):
+            shut_down_kernels(request.getfixturevalue("lab_server"))
+
+
+@pytest.fixture(scope="module")
+def lab_server(shared_lab_server) -> LabServer:
+    """The server a test uses: the shared one; a module that needs its own overrides this with ``own_lab_server``."""
+    return shared_lab_server
+
+
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
@@ -243,6 +286,18 @@ def lab_page(browser, lab_server, request):
             with contextlib.suppress(Exception):
                 save_screenshot(page, f"FAILED-{request.node.name}")
         context.close()
+
+
+@contextlib.contextmanager
+def settings_restored(server: LabServer, plugin: str) -> Iterator[None]:
+    """Put a plugin's user settings back as they were when the block started (the server is shared)."""
+    status, model = server.api(f"lab/api/settings/{plugin}")
+    assert status == 200, model
+    try:
+        yield
+    finally:
+        status, answer = server.api(f"lab/api/settings/{plugin}", method="PUT", body={"raw": model.get("raw") or "{}"})
+        assert status in (200, 204), (plugin, status, answer)
 
 
 def run_command(page, command: str, args: dict | None = None) -> Any:

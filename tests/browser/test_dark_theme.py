@@ -1,6 +1,6 @@
 """The GPU Dask sidebar follows JupyterLab's theme (Light -> Dark) and its memory bars are accessible.
 
-A real ``jupyter lab`` (its own, for this module), Debian's Chromium, a real CPU cluster started in a
+A real ``jupyter lab`` (the shared one; the theme is set back afterwards), Debian's Chromium, a real CPU cluster started in a
 real kernel (so the sidebar shows a session with memory bars). Screenshots: test-artifacts/sidebar-light.png
 and test-artifacts/sidebar-dark.png.
 """
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import psutil
 import pytest
-from conftest import ARTIFACTS, _stop_process_tree, run_command
+from conftest import ARTIFACTS, _stop_process_tree, run_command, settings_restored
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
 DARK = "JupyterLab Dark"
@@ -116,7 +116,14 @@ def show_sidebar(page):
     return page.locator(SIDEBAR)
 
 
-def test_sidebar_follows_the_dark_theme_and_its_bars_are_accessible(lab_page, lab_server, cluster_script):
+@pytest.fixture
+def theme_restored(lab_server):
+    """The theme goes back to the user's setting before this test (Light) afterwards: the server is shared."""
+    with settings_restored(lab_server, "@jupyterlab/apputils-extension:themes"):
+        yield
+
+
+def test_sidebar_follows_the_dark_theme_and_its_bars_are_accessible(lab_page, lab_server, cluster_script, theme_restored):
     status, env = lab_server.api("gpu-dask-kit/api/environment")
     assert status == 200, env
     warn, critical = env["memory_warn"], env["memory_critical"]

@@ -50,9 +50,10 @@ def importlib_missing(name: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def lab_server(simulated_gpus, lab_server):
-    assert lab_server.env["GPU_DASK_KIT_SIM_GPUS"] == os.environ["GPU_DASK_KIT_SIM_GPUS"]
-    return lab_server
+def lab_server(simulated_gpus, own_lab_server):
+    """This module's own server, started after the simulated GPUs are in the environment."""
+    assert own_lab_server.env["GPU_DASK_KIT_SIM_GPUS"] == os.environ["GPU_DASK_KIT_SIM_GPUS"]
+    return own_lab_server
 
 
 def write_notebook(root: Path) -> None:

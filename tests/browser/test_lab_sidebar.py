@@ -1,6 +1,6 @@
 """The GPU Dask sidebar, Launcher card and dask-labextension integration in a real JupyterLab.
 
-One ``jupyter lab`` for the module, a fresh page per test. Real clusters only (CPU here).
+The shared ``jupyter lab``, a fresh page per test. Real clusters only (CPU here).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import REPO, execute, kernel_client, run_command, save_screenshot
+from conftest import REPO, execute, kernel_client, run_command, save_screenshot, settings_restored
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
 OURS = ("gpu-dask-kit", "gpu_dask_kit")
@@ -237,6 +237,11 @@ def set_gpu_refresh(page, server, seconds: int) -> None:
 
 
 def test_poll_interval_setting_applies_without_reload(lab_page, lab_server):
+    with settings_restored(lab_server, "gpu-dask-kit:plugin"):
+        _poll_interval_setting_applies_without_reload(lab_page, lab_server)
+
+
+def _poll_interval_setting_applies_without_reload(lab_page, lab_server):
     show_sidebar(lab_page)
     run_command(lab_page, "settingeditor:open", {"query": "GPU Dask"})
     lab_page.locator("input[id='jp-SettingsEditor-gpu-dask-kit:plugin_gpuRefreshSeconds']").wait_for(timeout=20_000)

@@ -13,7 +13,7 @@ import time
 
 import psutil
 import pytest
-from conftest import open_notebook, run_command, save_screenshot
+from conftest import open_notebook, run_command, save_screenshot, shut_down_kernels
 
 NOTEBOOK = "widgets_check.ipynb"
 CELLS = [
@@ -80,13 +80,6 @@ def accept_kernel_dialog(page, timeout=8.0) -> None:
         return
     dialog.locator("button.jp-mod-accept").click()
     dialog.wait_for(state="detached", timeout=10_000)
-
-
-def shut_down_kernels(server) -> None:
-    status, sessions = server.api("api/sessions")
-    for s in sessions if status == 200 else []:
-        if s.get("path", "").endswith(NOTEBOOK):
-            server.api(f"api/sessions/{s['id']}", method="DELETE")
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def test_rerun_same_options_reuses_and_other_options_replace(no_leaks, capsys):
     capsys.readouterr()
     again = kit.start_cluster(**SMALL)
     assert again is first
-    assert capsys.readouterr().out.splitlines()[0] == "Reusing the running CPU cluster (same options); close() it to start afresh."
+    assert capsys.readouterr().out.splitlines()[0] == "Reusing the running CPU cluster (same options); session.close() to start afresh."
     old_pids = [w.pid for w in first.memory().workers]
     other = kit.start_cluster(**{**SMALL, "n_workers": 1})
     lines = capsys.readouterr().out.splitlines()

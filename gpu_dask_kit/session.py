@@ -9,7 +9,6 @@ before anything starts, starts a ``LocalCUDACluster`` (GPU) or ``LocalCluster`` 
 from __future__ import annotations
 
 import atexit
-import threading
 import time
 import warnings
 from typing import Any
@@ -20,6 +19,7 @@ from . import aio as _aio
 from . import clients, guard, registry, session_info
 from . import launch as _launch
 from . import reuse as _reuse
+from . import session_state as state
 from .deploy import local as _local
 from .errors import ClusterStartError, KitWarning, OptionError
 from .options import ClusterOptions
@@ -29,10 +29,6 @@ from .resource_check import ResourceCheck
 from .session_info import SessionInfo
 
 __all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "start_session", "current_session", "close_all", "owned_session"]
-
-_lock = threading.RLock()
-_current: ClusterSession | None = None
-_sessions: list[ClusterSession] = []
 
 
 class ClusterSession(SessionInfo):
@@ -138,10 +134,9 @@ class ClusterSession(SessionInfo):
         are gone, restore dask's config and remove the registry record. Idempotent. A later ``.compute()``
         raises :class:`~gpu_dask_kit.clients.SessionClosedError` instead of running on local threads.
 
-        In asynchronous mode the close starts at once and this returns an awaitable: ``await session.close()``
-        waits until it is done; without ``await`` it still closes (in the background). On a session that a
-        later ``start_cluster()`` replaced, it says so and closes the current session instead: a stale
-        ``session`` in a notebook's last cell must not leave the current workers running."""
+        In asynchronous mode it starts the close and returns an awaitable (``await session.close()`` waits;
+        without ``await`` it still closes). On a session that a later ``start_cluster()`` replaced, it says so
+        and closes the current one: a stale ``session`` in a last cell must not leave workers running."""
         successor = self.successor()
         if successor is not None:
             print(session_info.replaced_message(self, successor))
@@ -151,24 +146,12 @@ class ClusterSession(SessionInfo):
         self.close_now(timeout)
         return None
 
-    def successor(self) -> ClusterSession | None:
-        """The open session that replaced this one (through later ``start_cluster()`` calls), or None."""
-        later = self.replaced_by
-        while later is not None and later.replaced_by is not None:
-            later = later.replaced_by
-        return later if later is not None and not later.closed else None
-
     def close_now(self, timeout: float = 15.0) -> None:
         """Close this session synchronously, whatever its mode (see :meth:`close`)."""
-        global _current
-        with _lock:
-            if self._closed:
+        with state.lock:
+            if not state.forget(self):
                 return
             self._closed = True
-            if _current is self:
-                _current = None
-            if self in _sessions:
-                _sessions.remove(self)
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
         try:
             try:
@@ -195,8 +178,7 @@ def current_session() -> ClusterSession | None:
 
 
 def _live() -> ClusterSession | None:
-    with _lock:
-        return _current if _current is not None and _current.is_alive() else None
+    return state.current(alive=True)
 
 
 def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: bool = False, **options: Any) -> Any:
@@ -227,10 +209,9 @@ def start_cluster_with(
 ) -> ClusterSession:
     """:func:`start_cluster` for an already-built :class:`ClusterOptions`: reuse or replace this process's
     session (:mod:`gpu_dask_kit.reuse`), else start one with :func:`start_session` and make it current."""
-    global _current
     guard.check_start(opts)  # in a worker importing a script, or a script without its guard: nothing starts
-    with _lock:
-        live = _current if _current is not None and not _current.closed else None
+    with state.lock:
+        live = state.current()
         if live is not None:
             decision = _reuse.decide(live, opts, security, close_call="await session.close()" if asynchronous else "session.close()")
             if verbose and decision.message:
@@ -241,7 +222,7 @@ def start_cluster_with(
         session = start_session(opts, kind=kind, security=security)
         if live is not None:
             live.replaced_by = session
-        _current = session
+        state.set_current(session)
     clients.load_ipython_hooks(_live)  # hints under out-of-memory tracebacks; another default client
     if verbose:
         print(session.start_message())
@@ -263,8 +244,7 @@ def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> C
         except BaseException:
             session.close_now()
             raise
-    with _lock:
-        _sessions.append(session)
+    state.add(session)
     return session
 
 
@@ -286,13 +266,12 @@ def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
 
 def owned_session(session_id: str) -> ClusterSession | None:
     """The open session of this process with this registry id, or None."""
-    with _lock:
-        return next((s for s in _sessions if s.id == session_id), None)
+    return state.owned(session_id)
 
 
 def close_all() -> None:
     """Close every session this process started (called at interpreter exit)."""
-    for session in list(_sessions):
+    for session in state.open_sessions():
         try:
             session.close_now(timeout=5)
         except Exception:

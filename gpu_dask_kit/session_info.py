@@ -25,6 +25,7 @@ class SessionInfo:
     mode: str
     reason: str
     notes: list[str]
+    replaced_by: Any
     kit_client: Any
     async_client: Any
     started_at: float
@@ -69,6 +70,13 @@ class SessionInfo:
     def asynchronous(self) -> bool:
         """True when ``client`` is an asynchronous client (``start_cluster(asynchronous=True)``)."""
         return self.async_client is not None and self.client is self.async_client
+
+    def successor(self) -> Any:
+        """The open session that replaced this one (through later ``start_cluster()`` calls), or None."""
+        later = self.replaced_by
+        while later is not None and later.replaced_by is not None:
+            later = later.replaced_by
+        return later if later is not None and not later.closed else None
 
     def is_alive(self) -> bool:
         """True while the client is connected and the cluster (if the kit started it) runs."""

@@ -75,7 +75,8 @@ def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_d
             problems[run] = [p for p in _run(client, nb, code)]
         _run(client, nb, [start])
         restart = nbformat.v4.new_code_cell("_ = session.client.restart()")
-        client.execute_cell(restart, len(nb.cells))
+        nb.cells.append(restart)  # nbclient stores each executed cell back into the notebook
+        client.execute_cell(restart, len(nb.cells) - 1)
         problems["restart, then later cells (last first)"] = _run(client, nb, list(reversed(later)))
         problems["close, then any cell"] = _run(client, nb, [close, *reversed(later), close])
     leftovers = wait_for_no_new_children(before, timeout=30)

@@ -25,26 +25,26 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 KIT_ERRORS = ("SessionClosedError", "ClusterStartError", "OptionError", "ConnectError")
 
 
-def _errors(cell) -> list[str]:
-    """The cell's error outputs that are not explained in plain words ('' when all are)."""
+def _errors(cell, allowed: tuple[str, ...] = ()) -> list[str]:
+    """The cell's error outputs that are not explained in plain words (none when all are)."""
     texts = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
     bad = []
     for output in cell.outputs:
         if output.output_type != "error":
             continue
-        if output.ename in KIT_ERRORS or "gpu-dask-kit:" in texts or "gpu-dask-kit:" in output.evalue:
+        if output.ename in KIT_ERRORS + allowed or "gpu-dask-kit:" in texts or "gpu-dask-kit:" in output.evalue:
             continue
         bad.append(f"{output.ename}: {output.evalue[:300]}")
     return bad
 
 
-def _run(client, nb, indexes) -> list[str]:
+def _run(client, nb, indexes, allowed: tuple[str, ...] = ()) -> list[str]:
     problems = []
     for i in indexes:
         cell = nb.cells[i]
         cell.outputs = []
         client.execute_cell(cell, i)
-        problems += [f"cell {i}: {e}" for e in _errors(cell)]
+        problems += [f"cell {i}: {e}" for e in _errors(cell, allowed)]
     return problems
 
 
@@ -76,9 +76,13 @@ def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_d
         _run(client, nb, [start])
         restart = nbformat.v4.new_code_cell("_ = session.client.restart()")
         nb.cells.append(restart)  # nbclient stores each executed cell back into the notebook
-        client.execute_cell(restart, len(nb.cells) - 1)
-        problems["restart, then later cells (last first)"] = _run(client, nb, list(reversed(later)))
-        problems["close, then any cell"] = _run(client, nb, [close, *reversed(later), close])
+        found = []
+        for i in later:  # restart, then cell i (with the cells before it as a Run All left them)
+            client.execute_cell(restart, len(nb.cells) - 1)
+            found += _run(client, nb, [i])
+        problems["restart, then a later cell"] = found
+        # a close cell may `del` the notebook's big variables on purpose: Python's own NameError is plain there
+        problems["close, then any cell"] = _run(client, nb, [close, *later, close], allowed=("NameError",))
     leftovers = wait_for_no_new_children(before, timeout=30)
     assert not {k: v for k, v in problems.items() if v}, problems
     assert not leftovers, [psutil.Process(p).cmdline() for p in leftovers if psutil.pid_exists(p)]

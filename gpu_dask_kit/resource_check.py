@@ -31,7 +31,7 @@ def _fits(have: dict[str, float], need: dict[str, float]) -> bool:
 def refusal(need: dict[str, float], have: dict[str, dict[str, float]]) -> str | None:
     """The sentence that refuses a task asking for ``need`` on workers that have ``have``; None if one fits.
 
-    >>> refusal({"GPU": 1}, {"tcp://a": {}, "tcp://b": {}})[:64]
+    >>> refusal({"GPU": 1}, {"tcp://a": {}, "tcp://b": {}})[:65]
     "this task asks for resources={'GPU': 1}, but none of the 2 worker"
     >>> refusal({"GPU": 1}, {"tcp://a": {"GPU": 1}}) is None
     True

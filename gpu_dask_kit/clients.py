@@ -69,11 +69,12 @@ def clear_closed_scheduler() -> None:
 def foreign_default_client(session: Any) -> Any:
     """Dask's default client when it is running and connected to another scheduler than ``session``'s."""
     try:
-        from distributed.client import _get_global_client
-    except ImportError:
+        from distributed import default_client  # distributed: imported when a cluster runs
+
+        client = default_client()
+    except (ImportError, ValueError):  # no client at all
         return None
-    client = _get_global_client()
-    if client is None or client is session.client or client is session._kit_client or client.status != "running":
+    if client is session.client or client is session.kit_client or client.status != "running":
         return None
     try:
         if getattr(client.scheduler, "address", None) == session.scheduler_address:

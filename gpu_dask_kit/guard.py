@@ -134,9 +134,19 @@ def guard_message(path: str, line: int | None) -> str:
     )
 
 
+_SPAWN_FILE = os.path.join("multiprocessing", "spawn.py")
+
+
 def in_worker_bootstrap() -> bool:
-    """True in a process that multiprocessing is still preparing (importing the parent's main script)."""
-    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
+    """True in a process that multiprocessing is still preparing: the call comes from ``spawn.prepare``
+    importing the parent's main script (spawn and forkserver start every worker that way)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "prepare" and code.co_filename.endswith(_SPAWN_FILE):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def refuse_in_worker_bootstrap() -> None:

@@ -23,10 +23,10 @@ __all__ = ["Decision", "decide", "expected_workers", "requested_workers"]
 
 
 class Decision:
-    """``reuse`` (the session to return, or None) and the line to print."""
+    """``reuse`` (the session to return; None: close the live one and start afresh) and the line to print."""
 
-    def __init__(self, reuse: Any = None, message: str = "", close: bool = False) -> None:
-        self.reuse, self.message, self.close = reuse, message, close
+    def __init__(self, reuse: Any = None, message: str = "") -> None:
+        self.reuse, self.message = reuse, message
 
 
 def expected_workers(session: Any) -> int | None:
@@ -53,33 +53,37 @@ def _cluster_running(session: Any) -> bool:
     return session.cluster is not None and status == "running"
 
 
-def decide(live: Any, opts: ClusterOptions, security: Any) -> Decision:
-    """Decide about ``live`` (the process's last session, not closed) for a start with ``opts``."""
+def decide(live: Any, opts: ClusterOptions, security: Any, close_call: str = "session.close()") -> Decision:
+    """Decide about ``live`` (the process's last session, not closed) for a start with ``opts``; messages
+    name ``close_call``, the close for the caller's mode (``await session.close()`` in async code)."""
     kind = live.mode.upper()
-    client_closed = live._kit_client.status != "running"
+    client_closed = live.kit_client.status != "running"
     if live.options.connect_mode:
         if client_closed:
-            return Decision(close=True)  # nothing of ours runs: forget the connection
+            return Decision()  # nothing of ours runs: forget the connection
     elif not _cluster_running(live):
-        return Decision(close=True)  # the cluster was closed by hand: clean up and start afresh
-    if live.options != opts or live._security != security:
+        return Decision()  # the cluster was closed by hand: clean up and start afresh
+    if live.options != opts or live.security != security:
         changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in opts.changed_from(live.options).items()) or "security"
+        if live.options.connect_mode:
+            return Decision(
+                message=f"Disconnecting from the scheduler at {live.scheduler_address} first, because options changed ({changed}); "
+                "the kit did not start that cluster, so it keeps running."
+            )
         note = " Its client had been closed (client.close() leaves a cluster running)." if client_closed else ""
-        return Decision(message=f"Closing the running {kind} cluster first, because options changed ({changed}).{note}", close=True)
+        return Decision(message=f"Closing the running {kind} cluster first, because options changed ({changed}).{note}")
     if client_closed:
-        from distributed import Client
-
-        live._kit_client = live.client = Client(live.cluster, set_as_default=True)
-        live._dashboard_link = None
+        live.renew_client()
         return Decision(
             live,
             f"Reusing the running {kind} cluster (same options): its client had been closed (client.close() leaves the "
-            "cluster running), so it has a new one, session.client. close() the session to stop the cluster.",
+            f"cluster running), so it has a new one, session.client. {close_call} stops the cluster.",
         )
-    return Decision(live, _scaled_back(live, kind) or f"Reusing the running {kind} cluster (same options); close() it to start afresh.")
+    what = "connection" if live.options.connect_mode else f"{kind} cluster"
+    return Decision(live, _scaled_back(live, kind, close_call) or f"Reusing the running {what} (same options); {close_call} to start afresh.")
 
 
-def _scaled_back(live: Any, kind: str) -> str | None:
+def _scaled_back(live: Any, kind: str, close_call: str) -> str | None:
     """When the cluster was scaled outside the kit: bring it back to the expected size and say so."""
     if live.options.connect_mode:
         return None
@@ -90,15 +94,15 @@ def _scaled_back(live: Any, kind: str) -> str | None:
     if _adaptive(live.cluster):
         return (
             f"Reusing the running {kind} cluster (same options); it is adaptive and has {running} worker(s) now "
-            f"(asked for {requested}), left as it is. close() it to start afresh with {expected}."
+            f"(asked for {requested}), left as it is. {close_call} to start afresh with {expected}."
         )
     live.cluster.scale(expected)
-    if not _local.wait_for_workers(live._kit_client, expected, 60.0):
+    if not _local.wait_for_workers(live.kit_client, expected, 60.0):
         raise ClusterStartError(
             f"The running {kind} cluster had been scaled to {requested} worker(s) outside the kit and did not come back to "
             f"{expected} within 60 s; it has {live.n_workers}. Call session.close() and start again."
         )
     return (
         f"Reusing the running {kind} cluster (same options), which had been scaled to {requested} worker(s) outside the kit "
-        f"({running} running): scaled it back to the {expected} this call asks for. close() it to start afresh."
+        f"({running} running): scaled it back to the {expected} this call asks for. {close_call} to start afresh."
     )

@@ -9,28 +9,26 @@ before anything starts, starts a ``LocalCUDACluster`` (GPU) or ``LocalCluster`` 
 from __future__ import annotations
 
 import atexit
-import threading
 import time
+import warnings
 from typing import Any
 
 import dask.config
 
 from . import aio as _aio
-from . import clients, guard, registry
+from . import clients, guard, registry, session_info
 from . import launch as _launch
 from . import reuse as _reuse
+from . import session_state as state
 from .deploy import local as _local
-from .errors import ClusterStartError, OptionError
+from .errors import ClusterStartError, KitWarning, OptionError
 from .options import ClusterOptions
 from .plan import ClusterPlan
 from .processes import end_processes
+from .resource_check import ResourceCheck
 from .session_info import SessionInfo
 
-__all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "current_session", "close_all", "owned_session"]
-
-_lock = threading.RLock()
-_current: ClusterSession | None = None
-_sessions: list[ClusterSession] = []
+__all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "start_session", "current_session", "close_all", "owned_session"]
 
 
 class ClusterSession(SessionInfo):
@@ -50,16 +48,20 @@ class ClusterSession(SessionInfo):
         notes: list[str],
         reason: str,
         record: registry.SessionRecord | None = None,
+        *,
+        previous_config: dict[str, Any] | None = None,
+        security: Any = None,
     ) -> None:
         self.options, self.plan, self.cluster, self.client = options, plan, cluster, client
         self.mode, self.notes, self.reason, self.record = mode, notes, reason, record
         self.started_at = time.time()
-        self._previous_config: dict[str, Any] = {}
-        self._security: Any = None
+        self.security = security  # what the session was started with (compared on reuse)
+        self.kit_client = client  # the kit's own (synchronous) client; ``client`` is the user's
+        self.async_client: Any = None  # set by ``start_cluster(asynchronous=True)`` (see aio)
+        self.replaced_by: ClusterSession | None = None  # the session a later start_cluster() replaced it with
+        self._previous_config = previous_config or {}
         self._dashboard_link: str | None = None
         self._closed = False
-        self._kit_client = client  # the kit's own (synchronous) client; ``client`` is the user's
-        self._async_client: Any = None
 
     # -- notebook layer (imported only when called) --------------------------------------------------
     def show(self, **kwargs: Any) -> Any:
@@ -89,7 +91,7 @@ class ClusterSession(SessionInfo):
         options = self.options.replace(n_workers=n_workers)  # type and range checks
         target = _launch.scale_target(options, self.plan)  # one worker per GPU; whole jobs on SLURM
         self.cluster.scale(target)
-        if not _local.wait_for_workers(self._kit_client, target, timeout):
+        if not _local.wait_for_workers(self.kit_client, target, timeout):
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
                 f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart."
@@ -107,11 +109,19 @@ class ClusterSession(SessionInfo):
             raise OptionError("maximum", maximum, f"a number of workers >= minimum ({minimum}) >= 0", "pass e.g. adapt(minimum=0, maximum=4)")
         return self.cluster.adapt(minimum=minimum, maximum=maximum, **kwargs)
 
+    def renew_client(self) -> Any:
+        """A new client for the running cluster (after ``client.close()`` left the cluster running)."""
+        from distributed import Client  # distributed: imported when a cluster runs
+
+        self.kit_client = self.client = Client(self.cluster, set_as_default=True)
+        self._dashboard_link = None
+        return self.client
+
     def __enter__(self) -> ClusterSession:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._close()
+        self.close_now()
 
     async def __aenter__(self) -> ClusterSession:
         return self
@@ -123,26 +133,29 @@ class ClusterSession(SessionInfo):
         """Stop the scheduler, nannies and workers (only those the kit started), wait until their processes
         are gone, restore dask's config and remove the registry record. Idempotent. A later ``.compute()``
         raises :class:`~gpu_dask_kit.clients.SessionClosedError` instead of running on local threads.
-        In asynchronous mode it returns an awaitable: ``await session.close()``."""
+
+        In asynchronous mode it starts the close and returns an awaitable (``await session.close()`` waits;
+        without ``await`` it still closes). On a session that a later ``start_cluster()`` replaced, it says so
+        and closes the current one: a stale ``session`` in a last cell must not leave workers running."""
+        successor = self.successor()
+        if successor is not None:
+            print(session_info.replaced_message(self, successor))
+            return successor.close(timeout)
         if self.asynchronous:
-            return _aio.close(self, timeout)
-        self._close(timeout)
+            return _aio.close_soon(self, timeout)
+        self.close_now(timeout)
         return None
 
-    def _close(self, timeout: float = 15.0) -> None:
-        global _current
-        with _lock:
-            if self._closed:
+    def close_now(self, timeout: float = 15.0) -> None:
+        """Close this session synchronously, whatever its mode (see :meth:`close`)."""
+        with state.lock:
+            if not state.forget(self):
                 return
             self._closed = True
-            if _current is self:
-                _current = None
-            if self in _sessions:
-                _sessions.remove(self)
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
         try:
             try:
-                self._kit_client.close(timeout=timeout)
+                self.kit_client.close(timeout=timeout)
             finally:
                 if self.cluster is not None:
                     self.cluster.close(timeout=timeout)  # the scheduler plugin removes the record
@@ -165,8 +178,7 @@ def current_session() -> ClusterSession | None:
 
 
 def _live() -> ClusterSession | None:
-    with _lock:
-        return _current if _current is not None and _current.is_alive() else None
+    return state.current(alive=True)
 
 
 def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: bool = False, **options: Any) -> Any:
@@ -185,35 +197,54 @@ def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: b
     opts = ClusterOptions.from_config(**options)
     if not asynchronous:
         session = start_cluster_with(opts, verbose=verbose, security=security)
-        if session.client is not session._kit_client:  # an asynchronous session, reused by synchronous code
-            session.client = _aio.make_default(session._kit_client)
+        if session.client is not session.kit_client:  # an asynchronous session, reused by synchronous code
+            session.client = _aio.make_default(session.kit_client)
         return session
     guard.check_start(opts)  # here, in the caller's thread: the start itself runs in another one
-    return _aio.AsyncStart(lambda: start_cluster_with(opts, verbose=verbose, security=security))
+    return _aio.AsyncStart(lambda: start_cluster_with(opts, verbose=verbose, security=security, asynchronous=True))
 
 
-def start_cluster_with(opts: ClusterOptions, *, verbose: bool = True, security: Any = None, kind: str = "notebook") -> ClusterSession:
-    """:func:`start_cluster` for an already-built :class:`ClusterOptions` (the reuse / replace policy is
-    :mod:`gpu_dask_kit.reuse`)."""
-    global _current
+def start_cluster_with(
+    opts: ClusterOptions, *, verbose: bool = True, security: Any = None, kind: str = "notebook", asynchronous: bool = False
+) -> ClusterSession:
+    """:func:`start_cluster` for an already-built :class:`ClusterOptions`: reuse or replace this process's
+    session (:mod:`gpu_dask_kit.reuse`), else start one with :func:`start_session` and make it current."""
     guard.check_start(opts)  # in a worker importing a script, or a script without its guard: nothing starts
-    with _lock:
-        live = _current if _current is not None and not _current.closed else None
+    with state.lock:
+        live = state.current()
         if live is not None:
-            decision = _reuse.decide(live, opts, security)
+            decision = _reuse.decide(live, opts, security, close_call="await session.close()" if asynchronous else "session.close()")
             if verbose and decision.message:
                 print(decision.message)
             if decision.reuse is not None:
                 return decision.reuse
-            live._close()
-        session = _connect_session(opts, security) if opts.connect_mode else _start_local(opts, kind, security)
-        session._security = security
-        _current = session
-        _sessions.append(session)
+            live.close_now()
+        session = start_session(opts, kind=kind, security=security)
+        if live is not None:
+            live.replaced_by = session
+        state.set_current(session)
     clients.load_ipython_hooks(_live)  # hints under out-of-memory tracebacks; another default client
     if verbose:
-        link = session.dashboard_link
-        print("\n  ".join([session.summary(), *session.notes] + ([f"Dashboard: {link}"] if link else [])))
+        print(session.start_message())
+    elif session.ignored_options():
+        warnings.warn(session.ignored_note(), KitWarning, stacklevel=3)
+    return session
+
+
+def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> ClusterSession:
+    """The one path every entry point starts a cluster through (a notebook cell, a widget, a script,
+    dask-labextension's "+ NEW"): the script guard, dask's config saved and set (restored on close), the
+    instructor's ``deploy`` setting, CuPy through RMM, the kit's scheduler plugins. Reuses nothing and does not
+    make the session this process's current one (:func:`start_cluster_with` does)."""
+    guard.check_start(opts)
+    session = _connect_session(opts, security) if opts.connect_mode else _start_local(opts, kind, security)
+    if session.cluster is not None:
+        try:
+            session.kit_client.register_plugin(ResourceCheck())  # refuse tasks asking for resources no worker has
+        except BaseException:
+            session.close_now()
+            raise
+    state.add(session)
     return session
 
 
@@ -222,29 +253,27 @@ def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> Clust
     (see :func:`gpu_dask_kit.launch.local` and :func:`gpu_dask_kit.launch.slurm`)."""
     start = _launch.slurm if opts.deploy == "slurm" else _launch.local
     plan, cluster, client, record, previous = start(opts, kind, security)
-    session = ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record)
-    session._previous_config = previous
-    return session
+    return ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record, previous_config=previous, security=security)
 
 
 def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
     client, mode, reason, record, previous = _launch.connect(opts, security)
-    session = ClusterSession(opts, None, None, client, mode, [], reason, record)
-    session._previous_config = previous
+    session = ClusterSession(opts, None, None, client, mode, [], reason, record, previous_config=previous, security=security)
+    if session.ignored_options():
+        session.notes.append(session.ignored_note())
     return session
 
 
 def owned_session(session_id: str) -> ClusterSession | None:
     """The open session of this process with this registry id, or None."""
-    with _lock:
-        return next((s for s in _sessions if s.id == session_id), None)
+    return state.owned(session_id)
 
 
 def close_all() -> None:
     """Close every session this process started (called at interpreter exit)."""
-    for session in list(_sessions):
+    for session in state.open_sessions():
         try:
-            session._close(timeout=5)
+            session.close_now(timeout=5)
         except Exception:
             pass
 

@@ -7,7 +7,11 @@ from typing import Any
 
 from . import clients
 
-__all__ = ["SessionInfo"]
+__all__ = ["SessionInfo", "CONNECT_OPTIONS", "plain_reason", "replaced_message"]
+
+#: The options connect mode uses; any other given explicitly is ignored there (the workers run elsewhere).
+CONNECT_OPTIONS = frozenset({"scheduler_address", "scheduler_file", "connect_timeout"})
+_NO_GPU_WORDS = ("NVML", "NVIDIA driver", "nvidia-ml-py")
 
 
 class SessionInfo:
@@ -20,8 +24,11 @@ class SessionInfo:
     record: Any
     mode: str
     reason: str
-    _kit_client: Any
-    _async_client: Any
+    notes: list[str]
+    replaced_by: Any
+    kit_client: Any
+    async_client: Any
+    started_at: float
     _dashboard_link: str | None
     _closed: bool
 
@@ -36,7 +43,7 @@ class SessionInfo:
 
     @property
     def scheduler_address(self) -> str:
-        return str(self._kit_client.scheduler.address)
+        return str(self.kit_client.scheduler.address)
 
     @property
     def dashboard_link(self) -> str | None:
@@ -46,14 +53,14 @@ class SessionInfo:
             return None
         if self._dashboard_link is None:  # asked once: the port does not change while the scheduler runs
             try:
-                self._dashboard_link = self._kit_client.dashboard_link or None
+                self._dashboard_link = self.kit_client.dashboard_link or None
             except Exception:
                 return None
         return self._dashboard_link
 
     @property
     def n_workers(self) -> int:
-        return len(self._kit_client.scheduler_info(n_workers=-1)["workers"])
+        return len(self.kit_client.scheduler_info(n_workers=-1)["workers"])
 
     @property
     def closed(self) -> bool:
@@ -62,20 +69,48 @@ class SessionInfo:
     @property
     def asynchronous(self) -> bool:
         """True when ``client`` is an asynchronous client (``start_cluster(asynchronous=True)``)."""
-        return self._async_client is not None and self.client is self._async_client
+        return self.async_client is not None and self.client is self.async_client
+
+    def successor(self) -> Any:
+        """The open session that replaced this one (through later ``start_cluster()`` calls), or None."""
+        later = self.replaced_by
+        while later is not None and later.replaced_by is not None:
+            later = later.replaced_by
+        return later if later is not None and not later.closed else None
 
     def is_alive(self) -> bool:
         """True while the client is connected and the cluster (if the kit started it) runs."""
-        if self._closed or self._kit_client.status != "running":
+        if self._closed or self.kit_client.status != "running":
             return False
         status = getattr(getattr(self.cluster, "status", None), "name", "running")
         return self.cluster is None or status == "running"
 
     def summary(self) -> str:
-        """One line: what runs, with how many workers, and why that mode."""
+        """One line: what runs, with how many workers, and why that mode (in plain words; the detection
+        detail is in ``gpu-dask-kit doctor``)."""
         what = "Connected to" if self.options.connect_mode else "Started"
         kind = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode and self.options.deploy == "local" else self.mode.upper()
-        return f"{what} a {kind} cluster with {self.n_workers} worker(s). {self.reason}"
+        why = self.reason if self.options.connect_mode else plain_reason(self.mode, self.reason)
+        return f"{what} a {kind} cluster with {self.n_workers} worker(s). {why}"
+
+    def start_message(self) -> str:
+        """What ``start_cluster(verbose=True)`` prints: the summary, the kit's notes and the dashboard link."""
+        link = self.dashboard_link
+        where = [f"Dashboard: {link}  (this cluster's own address: a fixed localhost:8787 link may show nothing)"] if link else []
+        return "\n  ".join([self.summary(), *self.notes, *where])
+
+    def ignored_options(self) -> dict[str, Any]:
+        """In connect mode: the options given explicitly that it cannot apply (the workers run elsewhere)."""
+        if not self.options.connect_mode:
+            return {}
+        return {n: getattr(self.options, n) for n in sorted(self.options.explicit - CONNECT_OPTIONS)}
+
+    def ignored_note(self) -> str:
+        given = ", ".join(f"{name}={value!r}" for name, value in self.ignored_options().items())
+        return (
+            f"Ignored in connect mode: {given}. The workers were started elsewhere with their own settings; give these "
+            "where they are started (e.g. `dask worker --nworkers N --memory-limit 4GiB`, `dask cuda worker --rmm-pool-size 1GiB`)."
+        )
 
     def memory(self) -> Any:
         """Memory per worker (device, host, spilled, RMM pool) as plain data; see :mod:`gpu_dask_kit.monitor`."""
@@ -83,8 +118,32 @@ class SessionInfo:
 
         clients.warn_if_foreign(self)  # a Client(...) made after start_cluster() computes elsewhere
         limit = self.plan.kwargs.get("device_memory_limit") if self.plan is not None else None
-        return snapshot(self._kit_client, backend=self.mode, device_memory_limit=limit or None, fresh=True)
+        return snapshot(self.kit_client, backend=self.mode, device_memory_limit=limit or None, fresh=True)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{self.n_workers} workers"
         return f"<ClusterSession {self.mode} {state} scheduler={self.scheduler_address if not self._closed else '-'}>"
+
+
+def plain_reason(mode: str, reason: str) -> str:
+    """Why the session runs in ``mode``, in words a CPU user understands (the detection text otherwise).
+
+    >>> plain_reason("cpu", "CPU mode: no NVIDIA driver was found on this machine (NVML could not be loaded).")[:49]
+    'No GPU was found here, so the workers are CPU wor'
+    >>> plain_reason("cpu", "CPU mode was asked for (device='cpu').")
+    "CPU mode was asked for (device='cpu')."
+    """
+    if mode != "cpu" or not any(word in reason for word in _NO_GPU_WORDS):
+        return reason
+    return (
+        "No GPU was found here, so the workers are CPU workers (NumPy and pandas); the same code runs on GPUs on a "
+        "machine with an NVIDIA GPU and gpu-dask-kit[gpu-cu12] installed (`gpu-dask-kit doctor` says what it found)."
+    )
+
+
+def replaced_message(stale: Any, current: Any) -> str:
+    """What ``close()`` on a session that a later ``start_cluster()`` replaced says (it closes the current one)."""
+    return (
+        f"This session had already been replaced by a later start_cluster() (a {current.mode.upper()} cluster with "
+        f"{current.n_workers} worker(s), the current session): closing that one, so that no workers are left running."
+    )

@@ -141,12 +141,12 @@ def test_rerun_after_scaling_outside_says_what_runs_and_scales_back(no_leaks, ca
     assert again is session
     assert first == (
         "Reusing the running CPU cluster (same options), which had been scaled to 3 worker(s) outside the kit "
-        "(3 running): scaled it back to the 2 this call asks for. close() it to start afresh."
+        "(3 running): scaled it back to the 2 this call asks for. session.close() to start afresh."
     )
     assert again.n_workers == 2 and len(again.client.cluster.worker_spec) == 2
     # and a plain re-run now really is "same options"
     kit.start_cluster(**SMALL)
-    assert capsys.readouterr().out.splitlines()[0] == "Reusing the running CPU cluster (same options); close() it to start afresh."
+    assert capsys.readouterr().out.splitlines()[0] == "Reusing the running CPU cluster (same options); session.close() to start afresh."
     again.close()
 
 

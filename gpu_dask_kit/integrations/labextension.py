@@ -6,6 +6,13 @@ ships ``server/dask-labextension.yaml`` naming :func:`make_cluster`, so "+ NEW" 
 cluster (GPU with RMM/CuPy when there is one, CPU otherwise). Its scheduler carries the kit's
 :class:`~gpu_dask_kit.plugins.SessionRecordPlugin`, which records it (``kind="labextension"``), follows
 scaling from the Dask pane and removes the record when the cluster closes, whoever closes it.
+
+A synchronous call starts through the session's one path (:func:`gpu_dask_kit.session.start_session`: the
+script guard, dask's config, the instructor's ``deploy`` setting, CuPy through RMM, the kit's scheduler
+plugins), so it gives the same cluster as ``start_cluster()``, a script or a widget for the same config.
+dask-labextension's asynchronous call needs a cluster on the server's own event loop, which that path
+cannot build yet: it takes the same checks, plan and plugins on that loop for ``deploy: local``, and refuses
+``deploy: slurm`` with the reason (see the note at :func:`make_cluster`).
 """
 
 from __future__ import annotations
@@ -16,43 +23,58 @@ from typing import Any
 
 import dask.config
 
+from .. import guard
 from ..deploy import local
 from ..environment import detect
+from ..errors import ClusterStartError
 from ..links import link_config
 from ..options import ClusterOptions
 from ..plan import make_plan
 from ..plugins import SessionRecordPlugin
+from ..resource_check import ResourceCheck
+from ..session import ClusterSession, start_session
 
 __all__ = ["make_cluster", "in_server_ids", "close_in_server"]
 
 #: Clusters this process started through the factory, by session id (dropped when collected).
 _clusters: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+#: The sessions of the synchronous factory, by id (their close restores the config and ends the processes).
+_sessions: dict[str, ClusterSession] = {}
 
 
 def make_cluster(*args: Any, asynchronous: bool = False, **kwargs: Any) -> Any:
     """Build, start and register a kit cluster; keywords are ClusterOptions names.
 
-    With ``asynchronous=True`` (dask-labextension) this returns an awaitable of the cluster.
+    With ``asynchronous=True`` (dask-labextension) this returns an awaitable of a cluster on the running
+    loop; ``deploy: slurm`` is then refused (its jobs are started by a synchronous dask-jobqueue cluster).
     """
     if args:
         raise TypeError(f"make_cluster takes keyword options only (gpu-dask-kit option names), got positional {args!r}")
     options = ClusterOptions.from_config(**kwargs)  # raises OptionError before anything starts
-    dask.config.set(link_config())  # this process's dashboard links go through JupyterHub's proxy there
     if asynchronous:
         return _start_async(options)
-    plan = make_plan(options, detect(options.device))
-    record = local.new_record(options, plan, "labextension")
-    cluster = local.build_cluster(options, plan, record=record)
-    _clusters[record.id] = cluster
-    return cluster
+    session = start_session(options, kind="labextension")
+    _clusters[session.id or ""] = session.cluster
+    _sessions[session.id or ""] = session
+    return session.cluster
 
 
 async def _start_async(options: ClusterOptions) -> Any:
-    loop = asyncio.get_running_loop()
-    report = await loop.run_in_executor(None, detect, options.device)  # NVML and metadata off the loop
+    guard.check_start(options)
+    if options.deploy != "local" or options.connect_mode:
+        raise ClusterStartError(
+            f"The Dask pane's + NEW starts local clusters only, and this config says deploy={options.deploy!r}"
+            f"{' with a scheduler to connect to' if options.connect_mode else ''}. Start it from a notebook with "
+            "`session = gpu_dask_kit.start_cluster()` (it follows the config), or set gpu-dask-kit.deploy to 'local'."
+        )
+    dask.config.set(link_config())  # this process's dashboard links go through JupyterHub's proxy there
+    report = await asyncio.to_thread(detect, options.device)  # NVML and metadata off the loop
     plan = make_plan(options, report)
     record = local.new_record(options, plan, "labextension")
     cluster = await local.build_cluster(options, plan, record=record, asynchronous=True)
+    check = ResourceCheck()
+    cluster.scheduler.add_plugin(check)  # in this process: the scheduler of an asynchronous LocalCluster
+    await check.start(cluster.scheduler)
     _clusters[record.id] = cluster
     return cluster
 
@@ -81,6 +103,11 @@ async def close_in_server(session_id: str) -> None:
     cluster = _clusters.get(session_id)
     if cluster is None:
         raise KeyError(session_id)
+    session = _sessions.pop(session_id, None)
+    if session is not None:  # the synchronous factory's: its own loop, closed in a thread
+        await asyncio.to_thread(session.close_now)
+        _clusters.pop(session_id, None)
+        return
     try:
         from dask_labextension.manager import manager
     except ImportError:

@@ -1,4 +1,5 @@
-"""Plain-language hints for the two errors learners hit most: out of memory, and a worker that died.
+"""Plain-language hints for the errors learners hit most: out of memory, a worker that died, and cells run
+again after a restart or a close (:mod:`gpu_dask_kit.notebook.rerun`).
 
 A task that asks for more memory than a GPU (or the host) has fails with CuPy's ``OutOfMemoryError``,
 RMM's ``MemoryError: std::bad_alloc: out_of_memory`` or NumPy's ``MemoryError``; a worker that goes over
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..clients import foreign_default_client
 from ..memory import format_bytes
+from .rerun import explain_rerun, kind_of
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -50,11 +52,15 @@ def _limits(session: Any) -> str:
     return ""
 
 
-def explain(exc: BaseException, session: Any = None) -> str | None:
-    """A hint for ``exc`` (None when the kit has nothing useful to add)."""
+def explain(exc: BaseException, session: Any = None, namespace: Any = None) -> str | None:
+    """A hint for ``exc`` (None when the kit has nothing useful to add); ``namespace`` is the notebook's
+    (to name the cell to re-run)."""
     from ..session import current_session
 
     session = session if session is not None else current_session()
+    rerun = explain_rerun(exc, namespace, session)
+    if rerun is not None:
+        return rerun
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
@@ -76,8 +82,9 @@ def explain(exc: BaseException, session: Any = None) -> str | None:
 
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-    hint = explain(value)
+    # a re-run error's traceback is distributed's internals: its last line, then the sentence, say it all
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=kind_of(value) is not None)
+    hint = explain(value, namespace=shell.user_ns)
     if hint:
         print(hint)
     return None
@@ -111,8 +118,10 @@ def _install(shell: Any) -> bool:
         return True
     if getattr(shell, "custom_exceptions", ()):
         return False
+    from distributed.client import ClosedClientError
     from distributed.scheduler import KilledWorker
+    from distributed.utils import CancelledError
 
-    shell.set_custom_exc((MemoryError, KilledWorker), _handler)
+    shell.set_custom_exc((MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError), _handler)
     shell._gpu_dask_kit_hints = True
     return True

@@ -1,0 +1,124 @@
+"""One plain sentence for the errors a notebook gives when cells run again, out of order or after a close.
+
+- the cluster restarted (``client.restart()``) or lost a worker: futures and persisted data made before are
+  gone (``FutureCancelledError ... scheduler-restart`` / ``lost dependencies``);
+- the cluster was closed (``session.close()``, a new ``start_cluster()`` with other options): its client
+  says ``ClosedClientError`` and its futures ``RuntimeError: IOLoop is closed``;
+- ``await future`` with a synchronous session: ``AttributeError: 'int' object has no attribute '__await__'``.
+
+:func:`explain_rerun` names the cell to re-run: the one that assigned the stale variable (found in IPython's
+``In`` history) or the one that starts the cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of"]
+
+_RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
+
+
+def kind_of(exc: BaseException) -> str | None:
+    """What ``exc`` says happened: ``"restarted"``, ``"closed"``, ``"await"``, or None (none of these)."""
+    name, text = type(exc).__name__, _text(exc)
+    if "CancelledError" in name and any(word in text for word in _RESTARTED):
+        return "restarted"
+    if name == "ClosedClientError" or (isinstance(exc, RuntimeError) and "IOLoop is closed" in text):
+        return "closed"
+    if isinstance(exc, AttributeError) and "__await__" in text and _raised_in_distributed(exc):
+        return "await"
+    return None
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return ""
+
+
+def _raised_in_distributed(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        if "distributed" in tb.tb_frame.f_code.co_filename:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _futures(value: Any) -> list[Any]:
+    try:
+        from distributed import Future, futures_of
+    except ImportError:
+        return []
+    if isinstance(value, Future):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Future) for v in value):
+        return list(value)
+    if not hasattr(value, "__dask_graph__"):
+        return []
+    try:
+        return list(futures_of(value))
+    except Exception:
+        return []
+
+
+def stale_names(namespace: Mapping[str, Any], kind: str) -> list[str]:
+    """Variables holding futures (or persisted collections) that a restart cancelled or a close orphaned."""
+    names = []
+    for name, value in list(namespace.items()):
+        if name.startswith("_") or name in ("In", "Out"):
+            continue
+        futures = _futures(value)
+        if kind == "restarted" and any(f.status in ("cancelled", "lost", "error") for f in futures):
+            names.append(name)
+        elif kind == "closed" and any(f.client.status in ("closed", "closing") for f in futures):
+            names.append(name)
+    return names
+
+
+def cell_of(history: Iterable[str], pattern: str) -> int | None:
+    """The execution number of the last cell in ``history`` (IPython's ``In``) that matches ``pattern``.
+
+    >>> cell_of(["", "x = 1", "y = x.persist()", "print(y)"], r"^\\s*y\\s*=")
+    2
+    """
+    found = None
+    for number, source in enumerate(history):
+        if re.search(pattern, source or "", flags=re.MULTILINE):
+            found = number
+    return found
+
+
+def _assigned(history: list[str], names: list[str]) -> str:
+    cells = []
+    for name in names[:3]:
+        number = cell_of(history, rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)")
+        cells.append(f"`{name}` (In [{number}])" if number else f"`{name}`")
+    return ", ".join(cells)
+
+
+def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None, session: Any = None) -> str | None:
+    """The plain sentence for ``exc`` (None when it is none of the errors above)."""
+    kind = kind_of(exc)
+    if kind is None:
+        return None
+    if kind == "await":
+        return (
+            "gpu-dask-kit: `await` needs an asynchronous client and this session is synchronous: use `future.result()` "
+            "(or `session.client.gather(futures)`) here, or start the cluster with "
+            "`session = await gpu_dask_kit.start_cluster(asynchronous=True)`."
+        )
+    namespace = namespace or {}
+    history = [str(s) for s in namespace.get("In", [])]
+    made = _assigned(history, stale_names(namespace, kind))
+    what = f"the cell that makes {made}" if made else "the cells above that persist() or submit() the data it uses"
+    if kind == "restarted":
+        return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {what}, then this cell."
+    start = cell_of(history, r"start_cluster\(")
+    start_cell = f"the cell that starts the cluster (In [{start}])" if start else "the cell that starts the cluster"
+    first = "" if session is not None and session.is_alive() else f"{start_cell}, then "
+    return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {first}{what}, then this cell."

@@ -1,9 +1,6 @@
 """The one start path around every deploy target: dask's config before and after, the script checks, the
 error a failed start raises. :func:`start` returns the target's :class:`~gpu_dask_kit.deploy.deployment.Deployment`
 and the dask config to restore at close; :mod:`gpu_dask_kit.session` wraps it in a ``ClusterSession``.
-
-:func:`local`, :func:`slurm`, :func:`connect` and :func:`scale_target` are the older per-target calls,
-kept as thin adapters over :func:`start` and the Deployment.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from .errors import ClusterStartError, OptionError
 from .links import link_config
 from .options import ClusterOptions
 
-__all__ = ["start", "local", "slurm", "connect", "scale_target"]
+__all__ = ["start"]
 
 _CONFIG_KEYS = ("array.backend", "dataframe.backend")
 
@@ -56,24 +53,3 @@ def _start_error(exc: BaseException) -> ClusterStartError:
         else " Run `gpu-dask-kit doctor` to check this machine."
     )
     return ClusterStartError(f"The cluster did not start ({type(exc).__name__}: {exc}). Everything that was started has been stopped.{cause}")
-
-
-def local(opts: ClusterOptions, kind: str, security: Any = None) -> tuple[Any, Any, Any, registry.SessionRecord, dict[str, Any]]:
-    """Adapter: ``(plan, cluster, client, record, previous dask config)`` of :func:`start`."""
-    deployment, previous = start(opts, kind, security)
-    return deployment.plan, deployment.cluster, deployment.client, deployment.record, previous
-
-
-slurm = local  # deploy="slurm": the same adapter (the options name the target)
-
-
-def scale_target(options: ClusterOptions, plan: Any) -> int:
-    """Adapter: the workers ``session.scale`` asks for, by the rule of the plan made at start (whole jobs on
-    SLURM, at most one per GPU locally); nothing is detected or planned again."""
-    return int(plan.spec.scale_target(int(options.n_workers or 1)))
-
-
-def connect(opts: ClusterOptions, security: Any) -> tuple[Any, str, str, registry.SessionRecord, dict[str, Any]]:
-    """Adapter: ``(client, mode, reason, record, previous dask config)`` of :func:`start` for a connection."""
-    deployment, previous = start(opts, "connect", security)
-    return deployment.client, deployment.mode, deployment.reason, deployment.record, previous

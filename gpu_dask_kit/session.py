@@ -20,7 +20,7 @@ from . import clients, guard, registry, session_info
 from . import launch as _launch
 from . import reuse as _reuse
 from . import session_state as state
-from .deploy import local as _local
+from .deploy.deployment import Deployment
 from .errors import ClusterStartError, KitWarning, OptionError
 from .options import ClusterOptions
 from .plan import ClusterPlan
@@ -51,6 +51,7 @@ class ClusterSession(SessionInfo):
         *,
         previous_config: dict[str, Any] | None = None,
         security: Any = None,
+        deployment: Deployment | None = None,
     ) -> None:
         self.options, self.plan, self.cluster, self.client = options, plan, cluster, client
         self.mode, self.notes, self.reason, self.record = mode, notes, reason, record
@@ -59,6 +60,7 @@ class ClusterSession(SessionInfo):
         self.kit_client = client  # the kit's own (synchronous) client; ``client`` is the user's
         self.async_client: Any = None  # set by ``start_cluster(asynchronous=True)`` (see aio)
         self.replaced_by: ClusterSession | None = None  # the session a later start_cluster() replaced it with
+        self.deployment = deployment  # how it was started: the target's scale rule and close
         self._previous_config = previous_config or {}
         self._dashboard_link: str | None = None
         self._closed = False
@@ -85,13 +87,11 @@ class ClusterSession(SessionInfo):
         """
         if self._closed:
             raise ClusterStartError("This session is closed; start a new one with gpu_dask_kit.start_cluster().")
-        if self.options.connect_mode or self.cluster is None:
+        if self.options.connect_mode or self.cluster is None or self.deployment is None:
             hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)
         options = self.options.replace(n_workers=n_workers)  # type and range checks
-        target = _launch.scale_target(options, self.plan)  # one worker per GPU; whole jobs on SLURM
-        self.cluster.scale(target)
-        if not _local.wait_for_workers(self.kit_client, target, timeout):
+        if not self.deployment.scale(int(options.n_workers or 1), timeout):  # the start's rule: one per GPU, whole SLURM jobs
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
                 f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart."
@@ -237,30 +237,29 @@ def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> C
     instructor's ``deploy`` setting, CuPy through RMM, the kit's scheduler plugins. Reuses nothing and does not
     make the session this process's current one (:func:`start_cluster_with` does)."""
     guard.check_start(opts)
-    session = _connect_session(opts, security) if opts.connect_mode else _start_local(opts, kind, security)
+    deployment, previous = _launch.start(opts, kind, security)
+    session = ClusterSession(
+        opts,
+        deployment.plan,
+        deployment.cluster,
+        deployment.client,
+        deployment.mode,
+        list(deployment.notes),
+        deployment.reason,
+        deployment.record,
+        previous_config=previous,
+        security=security,
+        deployment=deployment,
+    )
     if session.cluster is not None:
         try:
             session.kit_client.register_plugin(ResourceCheck())  # refuse tasks asking for resources no worker has
         except BaseException:
             session.close_now()
             raise
-    state.add(session)
-    return session
-
-
-def _start_local(opts: ClusterOptions, kind: str, security: Any = None) -> ClusterSession:
-    """Start the kit's own cluster: LocalCUDACluster / LocalCluster, or SLURM jobs with deploy="slurm"
-    (see :func:`gpu_dask_kit.launch.local` and :func:`gpu_dask_kit.launch.slurm`)."""
-    start = _launch.slurm if opts.deploy == "slurm" else _launch.local
-    plan, cluster, client, record, previous = start(opts, kind, security)
-    return ClusterSession(opts, plan, cluster, client, plan.mode, list(plan.notes), plan.reason, record, previous_config=previous, security=security)
-
-
-def _connect_session(opts: ClusterOptions, security: Any) -> ClusterSession:
-    client, mode, reason, record, previous = _launch.connect(opts, security)
-    session = ClusterSession(opts, None, None, client, mode, [], reason, record, previous_config=previous, security=security)
-    if session.ignored_options():
+    elif session.ignored_options():
         session.notes.append(session.ignored_note())
+    state.add(session)
     return session
 
 

@@ -216,3 +216,30 @@ def test_gpu_cells_do_not_mix_numpy_operands_into_dask_arrays(notebook):
     path, nb = notebook
     for cell in _code(nb):
         assert "da.from_array(" not in cell.source, f"{path.name}: da.from_array does not follow array.backend: {cell.source[:80]!r}"
+
+
+#: Words a learner should not meet: ``mode`` is gpu/cpu (``session.backend`` is its deprecated alias), and the
+#: project's internal names for its reference material ("seed 001") mean nothing outside it (issue 22 review 1).
+FORBIDDEN_WORDS = {
+    "session.backend": "use session.mode (gpu/cpu); backend is dask's array/dataframe backend",
+    "seed 00": "name the source (e.g. the NVTabular documentation example) instead of the project's seed number",
+    "no speed-up of": "phrase a ratio below 1 as 'slower: 0.78x'",
+}
+
+
+def test_no_internal_or_deprecated_words(notebook):
+    path, nb = notebook
+    for i, cell in enumerate(nb.cells):
+        for word, instead in FORBIDDEN_WORDS.items():
+            assert word not in cell.source, f"{path.name} cell {i}: {word!r}: {instead}"
+
+
+def test_rmm_options_are_guarded_on_rmm_being_installed(notebook):
+    """dask-cuda raises ValueError for rmm_pool_size when RMM is not installed, and the kit refuses it in GPU mode:
+    a GPU branch asks for a pool only where ``HAS_RMM`` says RMM is there (found by tests/strictgpu)."""
+    path, nb = notebook
+    for i, cell in enumerate(_code(nb)):
+        asks_pool = re.search(r"""rmm_pool_size["']?\s*[:=]""", cell.source)
+        gpu_branch = any(m in cell.source for m in ('== "gpu"', "ON_GPU", "LocalCUDACluster("))
+        if asks_pool and gpu_branch:
+            assert "HAS_RMM" in cell.source, f"{path.name} code cell {i}: an RMM pool asked for without checking HAS_RMM"

@@ -43,24 +43,10 @@ def test_compute_and_the_stand_in_in_gpu_mode(strict_gpu, tmp_path, no_leaks):
     assert result.passed, result
 
 
-#: Defects this tier found in notebooks owned elsewhere (strict: the mark goes when the fix is merged).
-KNOWN = {
-    "09_gpu_first": "issue 23 defect 2: X @ da.from_array(numpy array) mixes host and device (from_array ignores array.backend); "
-    "the fixed version (branch wt-22b) then stops at cell 8: rmm_pool_size asked in GPU mode although RMM may be absent",
-    "01_gpu_cluster_setup": "the raw LocalCUDACluster cell passes rmm_pool_size although RMM may be absent in GPU mode (dask-cuda: ValueError)",
-}
-
-
-def _slurm_answers() -> bool:
-    """Notebook 08 takes its SLURM branch (device="cpu" jobs) when sinfo answers, its local branch otherwise."""
-    return shutil.which("sinfo") is not None and subprocess.run(["sinfo", "-h"], capture_output=True, timeout=60).returncode == 0
-
-
-if not _slurm_answers():
-    KNOWN["08_scripts_and_clusters"] = (
-        "without SLURM the local branch starts CPU_CLUSTER (n_workers=2, no device='cpu'): GPU mode with one worker "
-        "per GPU, then scale(3) on 2 GPUs is refused (OptionError; on 1 GPU the start itself is)"
-    )
+#: Defects this tier found in notebooks owned elsewhere (strict: the mark goes when the fix is merged). Fixed so far:
+#: 09 (from_array mixing, then rmm_pool_size without RMM: cells 8 and 10 check HAS_RMM), 01 (the raw LocalCUDACluster
+#: and the kit cell ask for a pool only with RMM), 08 (the local branch starts CPU_CLUSTER with device="cpu").
+KNOWN: dict[str, str] = {}
 
 
 def _param(path):

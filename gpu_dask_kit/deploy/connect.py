@@ -106,16 +106,16 @@ def remote_mode_reason(client: Any) -> tuple[str, str]:
     try:
         answers = client.run(_dask_cuda_worker)
     except Exception as exc:  # a worker that cannot run the check: do not guess GPU
-        return "cpu", f"CPU: the workers at {address} could not be asked whether they are dask-cuda workers ({type(exc).__name__}: {exc})."
+        return "cpu", f"CPU: the workers of the scheduler at {address} could not be asked whether they are dask-cuda workers ({type(exc).__name__}: {exc})."
     cuda = sum(1 for v in answers.values() if v)
     if answers and cuda == len(answers):
-        return "gpu", f"GPU: {cuda} dask-cuda worker(s) at {address} (dask-cuda plugins found on every worker)."
+        return "gpu", f"GPU: {cuda} dask-cuda worker(s) of the scheduler at {address} (dask-cuda plugins found on every worker)."
     if cuda:
         return "cpu", (
-            f"CPU: mixed cluster at {address}: {cuda} of {len(answers)} workers are dask-cuda workers, the others plain dask "
+            f"CPU: mixed cluster behind the scheduler at {address}: {cuda} of {len(answers)} workers are dask-cuda workers, the others plain dask "
             "workers; the kit picks NumPy/pandas so every worker can run the tasks."
         )
-    return "cpu", f"CPU: the workers at {address} are plain dask workers (no dask-cuda plugins)."
+    return "cpu", f"CPU: the workers of the scheduler at {address} are plain dask workers (no dask-cuda plugins)."
 
 
 def start(options: ClusterOptions, *, kind: str = "connect", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:

@@ -316,6 +316,13 @@ WRONG = {
         ("rounded by hand", "fraction = '0.01%'"),
     ],
     "07-1": [
+        ("no Dask: pandas", "rows_per_name = pd.read_parquet(PROCESSED).groupby('name').size()"),
+        ("gathered, then counted", "rows_per_name = dd.read_parquet(PROCESSED).compute()['name'].value_counts()"),
+        (
+            "one compute per code",
+            "rows_per_name = pd.Series({c: int((processed['name'] == c).sum().compute()) for c in lookups['name'].values()})",
+        ),
+        ("grouped by another column", "rows_per_name = processed.groupby('x').size().compute()"),
         ("lazy", "rows_per_name = processed.groupby('name').size()"),
         ("a DataFrame", "rows_per_name = processed.groupby('name').count().compute()"),
         ("the raw input", "rows_per_name = raw.groupby('name').size().compute()"),

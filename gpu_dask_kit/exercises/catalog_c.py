@@ -7,8 +7,8 @@ from typing import Any
 
 from dask.utils import funcname
 
-from .evidence import resource_restrictions, submitted_with, task_inputs
-from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer
+from .evidence import MOVES, all_runs, client_of, resource_restrictions, submitted_with, task_inputs
+from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer, streak
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -68,6 +68,30 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
 
 
+#: Task-prefix words of a count per group on the cluster (groupby size/count, value_counts' shuffle).
+COUNTING = ("size", "count", "value", "shuffle")
+
+
+def _counted_on_cluster(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` unless the latest computation on the cluster read the Parquet AND counted there, in one go."""
+    client = client_of(ns)
+    runs = all_runs(client) if client is not None else []
+    last = runs[-1]["prefixes"] if runs else set()
+    if not any(p.startswith("read_parquet") for p in last):
+        raise Hint(
+            "the latest computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
+            "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
+        )
+    counted = any(word in p for p in last for word in COUNTING)
+    if all(p.startswith((*MOVES, "read_parquet")) for p in last) or not counted:
+        raise Hint(
+            "the latest computation on the cluster did not count rows: the processed data came back to this notebook (or "
+            "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
+        )
+    if streak(runs) >= 3:
+        raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
+
+
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["rows_per_name"]
     require_computed(got, "rows_per_name")
@@ -78,12 +102,15 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = host(got)
     codes = set(ns["lookups"]["name"].values())
     if not set(got.index) <= codes:
-        raise Hint("the index is not the name codes: count the PROCESSED data (where names became codes), not the raw input.")
+        if set(got.index) <= set(ns["lookups"]["name"]):
+            raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
+        raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
+    _counted_on_cluster(ns)
     return f"one count per code, {len(codes)} codes, every row counted once."
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "client_of",
     "runs_touching",
     "latest_run",
+    "all_runs",
     "submitted_with",
     "computes",
     "MOVES",
@@ -136,9 +137,14 @@ def runs_touching(client: Any, collection: Any) -> list[dict[str, Any]]:
     return client.run_on_scheduler(_runs, keys=[str(k) for k in (*_keys(collection), *held)])
 
 
+def all_runs(client: Any) -> list[dict[str, Any]]:
+    """Every graph submission the scheduler's transition log still holds, oldest first (see ``runs_touching``)."""
+    return client.run_on_scheduler(_runs, keys=[])
+
+
 def latest_run(client: Any) -> dict[str, Any] | None:
     """The latest graph submission on the cluster (what the answer cell right before the check ran), or None."""
-    found = client.run_on_scheduler(_runs, keys=[])
+    found = all_runs(client)
     return found[-1] if found else None
 
 

@@ -14,7 +14,18 @@ from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
 from .values import as_bytes, close, unit_mixup
 
-__all__ = ["MAX_TASKS", "is_lazy", "kind", "host", "size_answer", "require_persisted", "require_one_submission", "require_computed", "require_worked_on"]
+__all__ = [
+    "MAX_TASKS",
+    "is_lazy",
+    "kind",
+    "host",
+    "size_answer",
+    "require_persisted",
+    "require_one_submission",
+    "require_computed",
+    "require_worked_on",
+    "streak",
+]
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
 
@@ -119,7 +130,7 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
         )
 
 
-def _streak(runs: list[dict[str, Any]]) -> int:
+def streak(runs: list[dict[str, Any]]) -> int:
     """How many of the latest runs did the same kind of work one right after another (a loop of computes)."""
     n, last = 1, runs[-1]
     for before, after in zip(reversed(runs[:-1]), reversed(runs[1:]), strict=True):
@@ -150,10 +161,10 @@ def require_worked_on(namespace: dict[str, Any], data: Any, data_name: str, name
             f"{name} was computed in this notebook: the latest use of {data_name} on the cluster only brought its data "
             "here, and the work ran after that, on one core. Ask Dask for the small result, computed by the workers."
         )
-    streak = _streak(runs)
-    if streak >= 3:
+    repeats = streak(runs)
+    if repeats >= 3:
         raise Hint(
-            f"{data_name} was used in {streak} separate computations, one after another, each answering a piece: "
+            f"{data_name} was used in {repeats} separate computations, one after another, each answering a piece: "
             "one Dask expression (one graph) can answer the whole question in a single computation."
         )
     return last

@@ -359,6 +359,7 @@ WRONG = {
         ("the flags as text", "script_options = '--n-workers 4 --memory-limit 8GiB'"),
     ],
     "08-2": [
+        ("typed names", SLOT + "slot_workers = ['with-slot'] * 4"),
         (
             "pinned to a worker",
             "slot_futures = session.client.map(where_am_i, range(4), workers=['with-slot'], pure=False)\nslot_workers = session.client.gather(slot_futures)",

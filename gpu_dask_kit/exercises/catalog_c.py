@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import dask
 from dask.utils import funcname
 
-from .evidence import MOVES, all_runs, client_of, resource_restrictions, submitted_with, task_inputs
+from .evidence import all_runs, client_of, gathered_since, resource_restrictions, submitted_with, task_inputs
 from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer, streak
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
@@ -70,6 +71,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 #: Task-prefix words of a count per group on the cluster (groupby size/count, value_counts' shuffle).
 COUNTING = ("size", "count", "value", "shuffle")
+OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tree): its own prefixes tell it apart
 
 
 def _counted_on_cluster(ns: dict[str, Any]) -> None:
@@ -82,14 +84,14 @@ def _counted_on_cluster(ns: dict[str, Any]) -> None:
             "the latest computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
             "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
         )
-    counted = any(word in p for p in last for word in COUNTING)
-    if all(p.startswith((*MOVES, "read_parquet")) for p in last) or not counted:
+    if streak(runs) >= 3:
+        raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
+    counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
+    if not counted:
         raise Hint(
             "the latest computation on the cluster did not count rows: the processed data came back to this notebook (or "
             "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
         )
-    if streak(runs) >= 3:
-        raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
 
 
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -189,8 +191,14 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
         raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
+    fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    if fetched < len(futures) and not dask.config.get("distributed.client.direct-to-workers", False):
+        raise Hint(
+            "the names in slot_workers never came from the cluster: the scheduler handed no results of those futures to "
+            "this notebook (typed in?). Bring the futures' results back and store what they hold."
+        )
     return "every task asked for a GPU_SLOT, and ran where one is offered."
 
 

@@ -176,6 +176,21 @@ def submitted_with(future: Any, keys: list[Any]) -> set[str]:
     return set(found.values())
 
 
+def _gathered(dask_scheduler: Any, keys: list[Any]) -> int:
+    started = [t.timestamp for t in dask_scheduler.story(*keys) if t.stimulus_id.startswith(SUBMISSION)]
+    since = min(started) if started else float("inf")
+    events = dask_scheduler.get_events("all")
+    return sum(int(m.get("count", 0)) for stamp, m in events if isinstance(m, dict) and m.get("action") == "gather" and stamp >= since)
+
+
+def gathered_since(futures: list[Any]) -> int:
+    """How many results the client fetched through the scheduler since these futures were submitted (its "gather" events).
+
+    The client fetches through the scheduler unless ``distributed.client.direct-to-workers`` is set.
+    """
+    return futures[0].client.run_on_scheduler(_gathered, keys=[f.key for f in futures])
+
+
 def _restrictions(dask_scheduler: Any, keys: list[Any]) -> list[dict[str, Any]]:
     out = []
     for key in keys:

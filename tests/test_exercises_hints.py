@@ -33,3 +33,11 @@ def test_a_typed_value_where_the_value_is_the_idea_is_not_called_evidence(client
     """00-2 accepts a typed size (the value is the idea) but its Correct text claims nothing it did not see."""
     verdict = judge("00-2", _run("cluster_memory = '2GiB'", "00-2", client))
     assert verdict.correct and "read from the scheduler" not in verdict.message, verdict.message
+
+
+def test_a_pair_of_x0_with_itself_that_broke_the_answer_cell_gets_a_hint(client):
+    """In the notebook the answer cell raises (a DuplicateError) and x0_results stays ...: the check says why."""
+    ns = _run("lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features]\nx0_results = ...", "05-2", client)
+    verdict = judge("05-2", ns)
+    assert verdict.answered and not verdict.correct and "pairs x0 with itself" in verdict.message, verdict.message
+    assert "compute(*" not in verdict.message

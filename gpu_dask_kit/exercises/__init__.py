@@ -78,6 +78,11 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         )
     answers = {name: namespace[name] for name in exercise.names}
     unfilled = [name for name, value in answers.items() if value is Ellipsis]
+    if unfilled and exercise.early is not None and len(unfilled) < len(answers):
+        try:
+            exercise.early({n: v for n, v in answers.items() if v is not Ellipsis})
+        except Hint as hint:
+            return Verdict(False, True, f"Not yet ({key}): {hint}")
     if unfilled:
         return Verdict(
             False,

@@ -184,6 +184,17 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "the single feature with the highest R², from fits that ran together on the cluster."
 
 
+def _early_05_2(filled: dict[str, Any]) -> None:
+    """The answer cell raised before x0_results was set: a pair of x0 with itself is the usual reason."""
+    for d in filled.get("lazy_fits", ()) if isinstance(filled.get("lazy_fits"), (list, tuple)) else ():
+        args = [a for t in d.__dask_graph__().values() for a in getattr(t, "args", ()) if isinstance(a, tuple)]
+        if any(len(a) == 2 and a[0] == a[1] for a in args):
+            raise Hint(
+                "x0_results was never set because computing lazy_fits failed: one of the fits pairs x0 with itself (the "
+                "same column twice in one model, which pandas/cuDF refuse). Pair x0 only with the OTHER features."
+            )
+
+
 def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     results = ans["x0_results"]
     if is_lazy(results) or (isinstance(results, (list, tuple)) and any(is_lazy(r) for r in results)):
@@ -238,5 +249,6 @@ EXERCISES = [
         'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\n',
         _judge_05_2,
         "build the list first, then hand all of it to Dask at once.",
+        _early_05_2,
     ),
 ]

@@ -115,7 +115,8 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
     _unchanged(ns)
-    return "every partition's x_demeaned averages to 0, and the persisted ddf is unchanged (checked against its fingerprint)."
+    seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
+    return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen})."
 
 
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

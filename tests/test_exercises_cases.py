@@ -304,8 +304,8 @@ WRONG = {
         ("row sums", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=1).compute())"),
     ],
     "06-2": [
-        ("typed, rounded", "fraction = 0.0019"),
-        ("typed percent", "fraction = '0.19%'"),
+        ("typed, rounded", "fraction = 7.45e-05"),
+        ("typed percent", "fraction = '0.00745%'"),
         ("a percent without %", f"fraction = 100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})"),
         ("upside down", f"fraction = sum(w['memory_limit'] for w in {LIMITS}) / x.nbytes"),
         ("one worker", f"fraction = x.nbytes / next(iter({LIMITS}))['memory_limit']"),

@@ -75,12 +75,12 @@ RIGHT = {
     ],
     "04-2": [
         "rows_in_partition_2 = len(ddf.partitions[2].compute())",
-        "rows_in_partition_2 = int(ddf.map_partitions(len).compute().iloc[2])",
+        "rows_in_partition_2 = len(ddf.get_partition(2))",
         "rows_in_partition_2 = ddf.partitions[2].shape[0].compute()",
     ],
     "05-1": [
         FITS1 + "single = dask.compute(*single_fits)\nbest_single_feature = max(single, key=lambda r: r[3])[0][0]",
-        FITS1 + "res = session.client.gather(session.client.compute(single_fits))\nbest_single_feature = sorted(res, key=lambda r: r[3])[-1][0]",
+        FITS1 + "res = session.client.gather(session.client.compute(single_fits))\nbest_single_feature = sorted(res, key=lambda r: r[3])[-1][0][0]",
     ],
     "05-2": [
         FITS + "x0_results = dask.compute(*lazy_fits)",
@@ -96,11 +96,11 @@ RIGHT = {
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
     ],
     "07-1": ["rows_per_name = processed.groupby('name').size().compute()", "rows_per_name = processed['name'].value_counts().compute()"],
-    "07-2": ["speed_up = medians[1] / medians[max(medians)]", "speed_up = f'{medians[min(medians)] / medians[max(medians)]:.4f}x'"],
+    "07-2": ["speed_up = medians[1] / medians[max(medians)]", "speed_up = float(medians[min(medians)]) / medians[max(medians)]"],
     "08-1": [
         f"args = parser.parse_args([{FLAGS}])\nscript_options = options_from_args(args)",
-        "script_options = options_from_args(parser.parse_args('--n-workers 4 --memory-limit 8GiB --rmm-pool-size 50% "
-        "--scheduler-file /shared/scheduler.json'.split()))",
+        "args = parser.parse_args('--n-workers 4 --memory-limit 8GiB --rmm-pool-size 50% --scheduler-file /shared/scheduler.json'.split())\n"
+        "script_options = options_from_args(args)",
     ],
     "08-2": [
         SLOT + "slot_workers = session.client.gather(slot_futures)",
@@ -116,6 +116,7 @@ RIGHT = {
 
 WRONG = {
     "00-1": [
+        ("persisted, not lazy", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().persist()"),
         ("chunks= read as the number of chunks", "a = da.arange(N, chunks=10)\ntotal = (a ** 2).sum()"),
         ("no Dask: NumPy", "a = np.arange(N)\ntotal = (a ** 2).sum()"),
         ("computed, not lazy", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().compute()"),
@@ -137,6 +138,7 @@ WRONG = {
         ("twice as much", f"cluster_memory = 2 * sum(w['memory_limit'] for w in {LIMITS})"),
     ],
     "01-1": [
+        ("the share as the pool", "workshop_options = kit.ClusterOptions(rmm_pool_size=0.6, rmm_async=False, dashboard_address=':0')"),
         ("a dict", "workshop_options = {'device_memory_limit': '60%', 'rmm_async': True, 'dashboard_address': ':0'}"),
         ("a pool, not async", "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_pool_size=0.6, dashboard_address=':0')"),
         ("a fixed port", "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':8787')"),
@@ -156,6 +158,26 @@ WRONG = {
         ("a list", "spill_at = ['9.6GiB']"),
     ],
     "02-1": [
+        (
+            "everything gathered, NumPy",
+            "xs, us, ss, vs = dask.compute(x, u, s, v)\n"
+            "ap = (us[:, :10] * ss[:10]) @ vs[:10]\n"
+            "rank10_error = float(np.linalg.norm(xs - ap) / np.linalg.norm(xs))",
+        ),
+        (
+            "NumPy svd of x",
+            "xs = x.compute()\n"
+            "U, S, V = np.linalg.svd(xs, full_matrices=False)\n"
+            "ap = (U[:, :10] * S[:10]) @ V[:10]\n"
+            "rank10_error = float(np.linalg.norm(xs - ap) / np.linalg.norm(xs))",
+        ),
+        (
+            "two computes",
+            "k = 10\n"
+            "approx = (u[:, :k] * s[:k]) @ v[:k, :]\n"
+            "num = da.linalg.norm(x - approx).compute()\n"
+            "rank10_error = float(num / da.linalg.norm(x).compute())",
+        ),
         ("lazy", APPROX + f"rank10_error = {ERROR}"),
         ("rank 9", "k = 9\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\n" + f"rank10_error = float({ERROR}.compute())"),
         ("squared", APPROX + f"rank10_error = float(({ERROR} ** 2).compute())"),
@@ -176,6 +198,9 @@ WRONG = {
         ("a dict", "spill_threshold = {'MiB': 360}"),
     ],
     "03-1": [
+        ("gathered, pandas", "max_y_by_name = ddf.compute().groupby('name').y.max()"),
+        ("one compute per name", "names = ddf.name.unique().compute()\nmax_y_by_name = pd.Series({n: ddf[ddf.name == n].y.max().compute() for n in names})"),
+        ("per partition, never combined", "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute()"),
         ("lazy", "max_y_by_name = ddf.groupby('name').y.max()"),
         ("every column", "max_y_by_name = ddf.groupby('name').max().compute()"),
         ("mean", "max_y_by_name = ddf.groupby('name').y.mean().compute()"),
@@ -185,6 +210,7 @@ WRONG = {
         ("a dict", "max_y_by_name = ddf.groupby('name').y.max().compute().to_dict()"),
     ],
     "03-2": [
+        ("means from a gathered copy", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.compute().groupby('name').x.mean()"),
         ("a lazy filter", "ddf_fast = ddf[ddf.x > 0]\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
         ("a lazy map", "ddf_fast = ddf.map_partitions(lambda df: df)\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
         ("brought to the notebook", "ddf_fast = ddf.compute()\nmean_x_by_name = ddf_fast.groupby('name').x.mean()"),
@@ -195,6 +221,14 @@ WRONG = {
         ("one mean", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.x.mean().compute()"),
     ],
     "04-1": [
+        (
+            "gathered, pandas, re-uploaded",
+            "import dask.dataframe as dd\n"
+            "parts = [p.assign(x_demeaned=p.x - p.x.mean()) for p in (ddf.partitions[i].compute() for i in range(ddf.npartitions))]\n"
+            "def demean(df):\n"
+            "    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\n"
+            "demeaned = dd.from_pandas(pd.concat(parts), npartitions=ddf.npartitions)",
+        ),
         ("in place, mapped and computed", INPLACE + "demeaned = ddf.map_partitions(demean)\n_ = demeaned.compute()"),
         (
             "in place on x, computed",
@@ -209,6 +243,10 @@ WRONG = {
         ("a string", "demean = \"df['x'] - df['x'].mean()\"\ndemeaned = ddf"),
     ],
     "04-2": [
+        ("typed in", "rows_in_partition_2 = 144"),
+        ("whole frame divided", "rows_in_partition_2 = len(ddf) // ddf.npartitions"),
+        ("another partition", "rows_in_partition_2 = len(ddf.partitions[1])"),
+        ("gathered", "rows_in_partition_2 = int((ddf.compute().index.date == pd.Timestamp('2000-01-03').date()).sum())"),
         ("the whole frame", "rows_in_partition_2 = len(ddf)"),
         ("partitions", "rows_in_partition_2 = ddf.npartitions"),
         ("lazy", "rows_in_partition_2 = ddf.partitions[2].shape[0]"),
@@ -218,6 +256,11 @@ WRONG = {
         ("half a row", "rows_in_partition_2 = 1.5"),
     ],
     "05-1": [
+        (
+            "the frame, not data_future",
+            "single_fits = [fit_ols(df, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
+        ),
+        ("a tuple", FITS1 + "res = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0]"),
         ("typed from the formula", FITS1 + "best_single_feature = 'x1'"),
         ("one compute per fit", FITS1 + "res = [f.compute() for f in single_fits]\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"),
         ("no Dask", FITS1 + "res = [fit_one(df, (f,)) for f in features]\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"),
@@ -235,6 +278,7 @@ WRONG = {
         ),
     ],
     "05-2": [
+        ("the frame, not data_future", "lazy_fits = [fit_ols(df, ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("one compute per fit", FITS + "x0_results = [l.compute() for l in lazy_fits]"),
         ("no Dask", FITS + "x0_results = [fit_one(df, ('x0', f)) for f in features if f != 'x0']"),
         ("two calls", FITS + "x0_results = dask.compute(*lazy_fits[:2]) + dask.compute(*lazy_fits[2:])"),
@@ -260,6 +304,8 @@ WRONG = {
         ("row sums", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=1).compute())"),
     ],
     "06-2": [
+        ("typed, rounded", "fraction = 7.45e-05"),
+        ("typed percent", "fraction = '0.00745%'"),
         ("a percent without %", f"fraction = 100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})"),
         ("upside down", f"fraction = sum(w['memory_limit'] for w in {LIMITS}) / x.nbytes"),
         ("one worker", f"fraction = x.nbytes / next(iter({LIMITS}))['memory_limit']"),
@@ -270,6 +316,13 @@ WRONG = {
         ("rounded by hand", "fraction = '0.01%'"),
     ],
     "07-1": [
+        ("no Dask: pandas", "rows_per_name = pd.read_parquet(PROCESSED).groupby('name').size()"),
+        ("gathered, then counted", "rows_per_name = dd.read_parquet(PROCESSED).compute()['name'].value_counts()"),
+        (
+            "one compute per code",
+            "rows_per_name = pd.Series({c: int((processed['name'] == c).sum().compute()) for c in lookups['name'].values()})",
+        ),
+        ("grouped by another column", "rows_per_name = processed.groupby('x').size().compute()"),
         ("lazy", "rows_per_name = processed.groupby('name').size()"),
         ("a DataFrame", "rows_per_name = processed.groupby('name').count().compute()"),
         ("the raw input", "rows_per_name = raw.groupby('name').size().compute()"),
@@ -279,6 +332,8 @@ WRONG = {
         ("a word", "rows_per_name = 'name'"),
     ],
     "07-2": [
+        ("typed", "speed_up = 1.62"),
+        ("a string", "speed_up = '1.62x'"),
         ("inverse", "speed_up = medians[max(medians)] / medians[1]"),
         ("efficiency", "speed_up = medians[1] / medians[max(medians)] / max(medians)"),
         ("a difference", "speed_up = medians[1] - medians[max(medians)]"),
@@ -288,6 +343,7 @@ WRONG = {
         ("a word", "speed_up = 'fast'"),
     ],
     "08-1": [
+        ("a typed dict", "script_options = {'n_workers': 4, 'memory_limit': '8GiB', 'rmm_pool_size': 0.5, 'scheduler_file': '/shared/scheduler.json'}"),
         ("the Namespace", f"args = parser.parse_args([{FLAGS}])\nscript_options = args"),
         ("GB for GiB", f"args = parser.parse_args([{FLAGS.replace('8GiB', '8GB')}])\nscript_options = options_from_args(args)"),
         (
@@ -303,6 +359,7 @@ WRONG = {
         ("the flags as text", "script_options = '--n-workers 4 --memory-limit 8GiB'"),
     ],
     "08-2": [
+        ("typed names", SLOT + "slot_workers = ['with-slot'] * 4"),
         (
             "pinned to a worker",
             "slot_futures = session.client.map(where_am_i, range(4), workers=['with-slot'], pure=False)\nslot_workers = session.client.gather(slot_futures)",
@@ -330,6 +387,9 @@ WRONG = {
         ("a set", SLOT + "slot_workers = set(session.client.gather(slot_futures))"),
     ],
     "09-1": [
+        ("one graph of delayed calls", "total_future = session.client.compute(dask.delayed(sum)([dask.delayed(square)(i) for i in range(10)]))"),
+        ("a list of futures", "total_future = session.client.map(square, range(10))"),
+        ("one task does it all", "total_future = session.client.submit(lambda n: sum(square(i) for i in range(n)), 10)"),
         ("gathered first", "squares = session.client.gather(session.client.map(square, range(10)))\ntotal_future = session.client.submit(sum, squares)"),
         ("result() of each", "futs = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, [f.result() for f in futs])"),
         ("typed in", "total_future = 285"),

@@ -115,6 +115,7 @@ def namespace(key, client):
             processed.to_parquet(path)
         ns.update(dd=dd, raw=dd.from_pandas(raw, npartitions=4), processed=dd.read_parquet(path), PROCESSED=path)
         ns.update(lookups=lookups, N_INPUT_ROWS=1000, medians={1: 3.13, 2: 1.93})
+        ns["processed"].x.mean().compute()  # like notebook 07's cell 9: a computation on the data before the exercise
     elif nb == "08":
         parser = argparse.ArgumentParser()
         kit.add_cluster_args(parser)

@@ -16,8 +16,8 @@ of graph submissions, the keys it holds in memory, a task's inputs and resource 
 persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what is wrong in
 kind, then where to look; never the answer itself.
 
-After judging, ``check`` removes the answer names from the namespace: re-running the check alone cannot
-print "Correct" for an answer from an earlier attempt; the learner re-runs the answer cell first.
+``check`` leaves the answer names in the namespace (the learner keeps ``ddf_fast``, ``x0_results`` ...): it
+judges whatever they hold now, which is what the answer cell ran last; judging is deterministic.
 """
 
 from __future__ import annotations
@@ -78,6 +78,11 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         )
     answers = {name: namespace[name] for name in exercise.names}
     unfilled = [name for name, value in answers.items() if value is Ellipsis]
+    if unfilled and exercise.early is not None and len(unfilled) < len(answers):
+        try:
+            exercise.early({n: v for n, v in answers.items() if v is not Ellipsis})
+        except Hint as hint:
+            return Verdict(False, True, f"Not yet ({key}): {hint}")
     if unfilled:
         return Verdict(
             False,
@@ -101,7 +106,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
 
 
 def check(key: str, namespace: dict[str, Any]) -> None:
-    """Print the verdict for the answers in ``namespace`` (pass ``globals()``), then forget the answers.
+    """Print the verdict for the answers in ``namespace`` (pass ``globals()``); the answers stay where they are.
 
     With ``GPU_DASK_KIT_SOLVE_EXERCISES=1`` and no answer given, the reference solution runs first (CI).
     Returns nothing, so the cell shows only the printed line; tests use :func:`judge`.
@@ -110,11 +115,7 @@ def check(key: str, namespace: dict[str, Any]) -> None:
     unanswered = all(namespace.get(name, Ellipsis) is Ellipsis for name in exercise.names)
     if unanswered and os.environ.get(SOLVE_ENV) == "1":
         exec(compile(exercise.solution, f"<solution {key}>", "exec"), namespace)
-    verdict = judge(key, namespace)
-    print(verdict.message)
-    if verdict.answered:
-        for name in exercise.names:
-            namespace.pop(name, None)
+    print(judge(key, namespace).message)
 
 
 def solution(key: str) -> None:

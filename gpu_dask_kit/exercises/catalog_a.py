@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from dask.core import flatten
+from distributed import futures_of
 
+from .evidence import client_of, latest_run
 from .judging import MAX_TASKS, is_lazy, kind, size_answer
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
@@ -25,8 +27,8 @@ def _check_a(a: Any, n: int) -> None:
         raise Hint(
             f"a has {chunks:,} chunks, not 10. `chunks=` is the SIZE of one chunk, not how many chunks: yours makes "
             f"{chunks:,} of them, hence over {chunks:,} tasks at roughly a millisecond of scheduling each, minutes for a sum "
-            "that takes milliseconds. Which chunk size splits N numbers into 10? Rule of thumb: chunks of 10-100 MB "
-            "(100 MB-1 GB on a GPU), and far fewer than 100,000 tasks."
+            "that takes milliseconds. Which chunk size splits N numbers into 10? Rule of thumb (Dask's best practices, as "
+            "in the lesson above): chunks of about 100 MB, and far fewer than 100,000 tasks."
         )
     if chunks != 10:
         raise Hint(f"a has {chunks} chunks; the exercise asks for 10. `chunks=` is the size of one chunk: which size makes 10?")
@@ -40,6 +42,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"total is {kind(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
             "from a. The check computes it, after looking at its task graph."
+        )
+    if futures_of(total):
+        raise Hint(
+            "total is persisted: its value was already computed on the workers, and the check wants the recipe. Leave "
+            "it lazy (no persist, no compute): the check looks at its task graph, then computes it."
         )
     graph = total.__dask_graph__()
     if len(graph) > MAX_TASKS:
@@ -74,7 +81,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if given is not None and close(given, psutil.virtual_memory().total, rel=0.01) and not close(given, expected, rel=0.01):
         raise Hint(f"that is this machine's memory, not what the workers may use. {look}")
     size_answer(value, expected, "cluster_memory", look)
-    return f"the {len(limits)} workers may use this much host memory together, read from the scheduler."
+    return f"that is how much host memory the {len(limits)} workers may use together."
 
 
 # --- 01 · GPU cluster set-up -------------------------------------------------------------------------
@@ -87,6 +94,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {kind(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     limit = opts.device_memory_limit
+    pool = as_fraction(opts.rmm_pool_size) if opts.rmm_pool_size is not None else None
+    if pool is not None and pool <= 1 and close(pool, 0.6, abs_=1e-9) and not close(as_fraction(limit), 0.6, abs_=1e-9):
+        raise Hint(
+            "the share went into rmm_pool_size: a pool is memory RMM reserves up front for allocations, not the point "
+            "where a worker starts moving data to host memory. That is another option of ClusterOptions (see help)."
+        )
     fraction = as_fraction(limit)
     if fraction is None or fraction > 1:
         raise Hint(f"device_memory_limit should be a SHARE of each GPU's memory (a fraction, or a percent string): {limit!r} is an amount, or no limit at all.")
@@ -120,6 +133,24 @@ def _rank_error(s: Any, k: int) -> float:
     return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
 
 
+def _ran_on_cluster(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` unless the latest computation on the cluster was the whole ratio (both norms, divided)."""
+    client = client_of(ns, ns["x"])
+    run = latest_run(client) if client is not None else None
+    prefixes = run["prefixes"] if run else set()
+    if not any(p.startswith("sum") for p in prefixes):
+        raise Hint(
+            "the error was not computed by the workers: x (or the SVD's factors) came back here whole and NumPy did the "
+            "work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s and v, "
+            "and compute only the one number."
+        )
+    if not any(p.startswith("truediv") for p in prefixes):
+        raise Hint(
+            "the two norms were computed in separate steps (the latest computation is not the whole ratio): build the "
+            "ratio as one Dask expression, so one computation shares the work, then compute it once."
+        )
+
+
 def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import numpy as np
 
@@ -129,6 +160,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     number = as_number(value)
     if number is None:
         raise Hint(f"rank10_error should be one number (a float); {kind(value)} is not.")
+    _ran_on_cluster(ns)
     s = np.asarray(ns["s_host"], dtype=float)
     expected = _rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
+import dask
 from dask.utils import funcname
 
-from .evidence import resource_restrictions, task_inputs
-from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer
+from .evidence import all_runs, client_of, gathered_since, resource_restrictions, submitted_with, task_inputs
+from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer, streak
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -46,7 +48,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = x.nbytes / sum(limits)
     if given is None:
         raise Hint(f"fraction should be a number (a fraction) or a percent string; {kind(value)} is not.")
-    if close(given, expected, rel=0.03):
+    if close(given, expected, rel=1e-6):
         return "x's share of the workers' memory limits together."
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
@@ -56,14 +58,40 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
     }
     for why, meant in wrong.items():
-        if close(meant, expected, rel=0.03):
+        if close(meant, expected, rel=1e-6):
             raise Hint(f"that looks like {why}.")
-    if close(given, expected, rel=0.2):
-        raise Hint("close, but not within 2%: was it rounded or typed in? Compute it from x and the workers' limits.")
-    raise Hint("that is not it: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")
+    raise Hint(
+        "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
+        "the workers' memory limits added up (see scheduler_info)."
+    )
 
 
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
+
+
+#: Task-prefix words of a count per group on the cluster (groupby size/count, value_counts' shuffle).
+COUNTING = ("size", "count", "value", "shuffle")
+OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tree): its own prefixes tell it apart
+
+
+def _counted_on_cluster(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` unless the latest computation on the cluster read the Parquet AND counted there, in one go."""
+    client = client_of(ns)
+    runs = all_runs(client) if client is not None else []
+    last = runs[-1]["prefixes"] if runs else set()
+    if not any(p.startswith("read_parquet") for p in last):
+        raise Hint(
+            "the latest computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
+            "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
+        )
+    if streak(runs) >= 3:
+        raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
+    counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
+    if not counted:
+        raise Hint(
+            "the latest computation on the cluster did not count rows: the processed data came back to this notebook (or "
+            "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
+        )
 
 
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -76,12 +104,15 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = host(got)
     codes = set(ns["lookups"]["name"].values())
     if not set(got.index) <= codes:
-        raise Hint("the index is not the name codes: count the PROCESSED data (where names became codes), not the raw input.")
+        if set(got.index) <= set(ns["lookups"]["name"]):
+            raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
+        raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
+    _counted_on_cluster(ns)
     return f"one count per code, {len(codes)} codes, every row counted once."
 
 
@@ -91,10 +122,10 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = medians[min(medians)] / medians[n]
     value = ans["speed_up"]
     require_computed(value, "speed_up")
-    given = as_number(value)
+    given = None if isinstance(value, str) else as_number(value)
     if given is None:
-        raise Hint(f"speed_up should be a number (how many times faster); {kind(value)} is not.")
-    if close(given, expected, rel=0.005):
+        raise Hint(f"speed_up should be a plain number (how many times faster), computed from medians; {kind(value)} is not.")
+    if close(given, expected, rel=1e-9):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
     if close(given, 1 / expected, rel=0.005):
         raise Hint("that is the inverse: a speed-up above 1 means faster, so the time on ONE worker goes on top.")
@@ -102,9 +133,10 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the efficiency (speed-up per worker); the question asks for the speed-up itself.")
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
-    if close(given, expected, rel=0.05):
-        raise Hint("close, but not from the unrounded medians: compute it from medians rather than typing rounded numbers.")
-    raise Hint("that is not it: use the median times in medians, one worker against the largest cluster.")
+    raise Hint(
+        "that is not the ratio computed from medians (a typed or rounded number is not it either): use the "
+        "median times in medians, one worker against the largest cluster."
+    )
 
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
@@ -127,6 +159,13 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
     if extra:
         raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
+    args = ns.get("args")
+    if not isinstance(args, argparse.Namespace) or ns["options_from_args"](args) != got:
+        raise Hint(
+            "script_options was not made by the script's parser: there is no `args` from parser.parse_args in this "
+            "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
+            "into args, then turn args into the dict."
+        )
     return "four flags, parsed by the same parser a script uses."
 
 
@@ -152,8 +191,14 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
         raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
+    fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    if fetched < len(futures) and not dask.config.get("distributed.client.direct-to-workers", False):
+        raise Hint(
+            "the names in slot_workers never came from the cluster: the scheduler handed no results of those futures to "
+            "this notebook (typed in?). Bring the futures' results back and store what they hold."
+        )
     return "every task asked for a GPU_SLOT, and ran where one is offered."
 
 
@@ -164,6 +209,11 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
     if is_lazy(total):
         raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
+    if isinstance(total, (list, tuple)) and total and all(hasattr(f, "key") for f in total):
+        raise Hint(
+            f"total_future is a list of {len(total)} futures, one per number: the question wants ONE future, of a task "
+            "on a worker that takes those futures as its input and adds them up."
+        )
     if not (hasattr(total, "result") and hasattr(total, "key")):
         raise Hint(
             f"total_future is {kind(total)}: the value is here in the notebook. The question wants the Future "
@@ -176,11 +226,18 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     computed = [k for k in inputs if str(k).startswith(square)]
     if not inputs:
         raise Hint(
-            "that task's inputs are plain values sent from this notebook: the squares came back here first (gathered, or "
-            ".result()), then went out again. Pass the square futures themselves to the summing task."
+            "that task takes no futures as input: its inputs are plain values sent from this notebook (squares that came "
+            "back here first), or it computes the squares itself inside one function. Make the squares as futures on "
+            "the cluster first, then pass those futures to the summing task."
         )
     if len(computed) != len(inputs):
         raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
+    if len(submitted_with(total, inputs)) < 2:
+        raise Hint(
+            "the squares and their sum went to the cluster as one graph (a lazy recipe computed at once): the question "
+            "is about futures, submitted first, then handed to a second task without coming back. Start the squares "
+            "with the client, as in the section above."
+        )
     if len(computed) != 10:
         raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
     value = total.result(timeout=60)

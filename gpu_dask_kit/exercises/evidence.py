@@ -13,9 +13,24 @@ from typing import Any
 
 from dask.core import flatten
 from dask.task_spec import Alias, DataNode
+from dask.utils import key_split
 from distributed import futures_of, wait
 
-__all__ = ["client_of", "persisted", "submissions", "task_inputs", "resource_restrictions", "fingerprint", "same_fingerprint"]
+__all__ = [
+    "client_of",
+    "runs_touching",
+    "latest_run",
+    "all_runs",
+    "submitted_with",
+    "computes",
+    "MOVES",
+    "persisted",
+    "submissions",
+    "task_inputs",
+    "resource_restrictions",
+    "fingerprint",
+    "same_fingerprint",
+]
 
 WAIT = 60  # seconds a judge waits for the learner's tasks to finish before it reads their records
 SUBMISSION = "update-graph"  # the scheduler's stimulus id of one graph submission (Client.compute, persist, submit, ...)
@@ -93,6 +108,51 @@ def submissions(client: Any, lazy: list[Any]) -> tuple[int, int]:
     return len(set(found.values())), len([k for k in keys if k not in found])
 
 
+#: Task prefixes that only move or assemble data (what a plain .compute() of held data runs): no computation.
+MOVES = ("finalize", "repartitiontofewer", "concat", "partitions", "getitem", "alias")
+
+
+def _runs(dask_scheduler: Any, keys: list[str]) -> list[dict[str, Any]]:
+    """The graph submissions, oldest first, whose tasks touched any of ``keys`` (str keys): prefixes, keys, time."""
+    wanted = set(keys)
+    found: dict[Any, dict[str, Any]] = {}
+    for key, _start, _finish, _recs, stimulus, stamp in dask_scheduler.transition_log:
+        if str(stimulus).startswith(SUBMISSION):
+            run = found.setdefault(stimulus, {"time": stamp, "prefixes": set(), "keys": set(), "own": set()})
+            run["prefixes"].add(key_split(key))
+            run["keys"].add(str(key))
+            if str(key) in wanted:
+                run["own"].add(key_split(key))
+    hits = [r for r in found.values() if r["keys"] & wanted or not wanted]
+    return sorted(({**r, "touched": r["keys"] & wanted} for r in hits), key=lambda r: r["time"])
+
+
+def runs_touching(client: Any, collection: Any) -> list[dict[str, Any]]:
+    """The graph submissions (oldest first) whose tasks used ``collection``'s own keys: {"prefixes", "keys", "touched", "time"}.
+
+    Read from the scheduler's transition log, so code that never used the cluster leaves no run; ``touched``
+    says which of the collection's keys (as str) each run used.
+    """
+    held = [f.key for f in futures_of(collection)]  # persisted: the keys the scheduler holds (the collection may alias them)
+    return client.run_on_scheduler(_runs, keys=[str(k) for k in (*_keys(collection), *held)])
+
+
+def all_runs(client: Any) -> list[dict[str, Any]]:
+    """Every graph submission the scheduler's transition log still holds, oldest first (see ``runs_touching``)."""
+    return client.run_on_scheduler(_runs, keys=[])
+
+
+def latest_run(client: Any) -> dict[str, Any] | None:
+    """The latest graph submission on the cluster (what the answer cell right before the check ran), or None."""
+    found = all_runs(client)
+    return found[-1] if found else None
+
+
+def computes(run: dict[str, Any]) -> bool:
+    """True when a run did more than move held data to the client (a reduction, a map, ...)."""
+    return any(not p.startswith(MOVES) for p in run["prefixes"] - run["own"])
+
+
 def _inputs(dask_scheduler: Any, key: Any) -> list[Any] | None:
     ts = dask_scheduler.tasks.get(key)
     if ts is None:
@@ -108,6 +168,27 @@ def task_inputs(future: Any) -> list[Any] | None:
     except TimeoutError:
         pass
     return future.client.run_on_scheduler(_inputs, key=future.key)
+
+
+def submitted_with(future: Any, keys: list[Any]) -> set[str]:
+    """The distinct graph submissions that created ``future``'s task and the tasks of ``keys`` (one: a single graph)."""
+    found = future.client.run_on_scheduler(_latest_submissions, keys=[future.key, *keys])
+    return set(found.values())
+
+
+def _gathered(dask_scheduler: Any, keys: list[Any]) -> int:
+    started = [t.timestamp for t in dask_scheduler.story(*keys) if t.stimulus_id.startswith(SUBMISSION)]
+    since = min(started) if started else float("inf")
+    events = dask_scheduler.get_events("all")
+    return sum(int(m.get("count", 0)) for stamp, m in events if isinstance(m, dict) and m.get("action") == "gather" and stamp >= since)
+
+
+def gathered_since(futures: list[Any]) -> int:
+    """How many results the client fetched through the scheduler since these futures were submitted (its "gather" events).
+
+    The client fetches through the scheduler unless ``distributed.client.direct-to-workers`` is set.
+    """
+    return futures[0].client.run_on_scheduler(_gathered, keys=[f.key for f in futures])
 
 
 def _restrictions(dask_scheduler: Any, keys: list[Any]) -> list[dict[str, Any]]:

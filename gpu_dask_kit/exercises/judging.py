@@ -10,11 +10,22 @@ from typing import Any
 
 from distributed import futures_of
 
-from .evidence import client_of, persisted, submissions
+from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
 from .values import as_bytes, close, unit_mixup
 
-__all__ = ["MAX_TASKS", "is_lazy", "kind", "host", "size_answer", "require_persisted", "require_one_submission", "require_computed"]
+__all__ = [
+    "MAX_TASKS",
+    "is_lazy",
+    "kind",
+    "host",
+    "size_answer",
+    "require_persisted",
+    "require_one_submission",
+    "require_computed",
+    "require_worked_on",
+    "streak",
+]
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
 
@@ -60,7 +71,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         return given
     mixup = unit_mixup(given, expected)
     if mixup:
-        raise Hint(f"{name} has the right digits in the wrong unit: {mixup}")
+        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Which unit does the question ask for?")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
         raise Hint(f"{name} looks like a fraction; the question asks for an amount of memory (bytes, or a size string). {look}")
     if given < 1024 <= expected:
@@ -114,6 +125,46 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
         raise Hint(f"only some of {name} ran on the cluster ({unrecorded} did not): compute all of them.")
     if n > 1:
         raise Hint(
-            f"{name} reached the scheduler in {n} separate submissions, one .compute() after another: each waits for the "
-            f"previous one, so they cannot run side by side. Hand ALL of them to Dask in a single call (see the lesson above)."
+            f"{name} reached the scheduler in {n} separate submissions (separate compute calls): each waits for the "
+            f"previous one, so their tasks cannot all run side by side. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
+
+
+def streak(runs: list[dict[str, Any]]) -> int:
+    """How many of the latest runs did the same kind of work one right after another (a loop of computes)."""
+    n, last = 1, runs[-1]
+    for before, after in zip(reversed(runs[:-1]), reversed(runs[1:]), strict=True):
+        if before["prefixes"] != last["prefixes"] or after["time"] - before["time"] > 2.0:
+            break
+        n += 1
+    return n
+
+
+def require_worked_on(namespace: dict[str, Any], data: Any, data_name: str, name: str) -> dict[str, Any]:
+    """The latest graph submission that did work on ``data`` on the cluster; a :class:`Hint` in steps otherwise.
+
+    Rejected: no such run (computed without Dask or from a copy), a run that only brought ``data`` to the
+    notebook (the work then ran here), and a loop of many small computations.
+    """
+    client = client_of(namespace, data)
+    if client is None:
+        raise Hint("there is no cluster to ask: run the notebook's set-up cells (the session), then your answer cell again.")
+    runs = [r for r in runs_touching(client, data) if r["prefixes"] - r["own"]]
+    if not runs:
+        raise Hint(
+            f"the scheduler has no record of any computation on {data_name}: {name} was computed some other way (without "
+            f"Dask, or from a copy in this notebook). Let the workers compute it from {data_name}."
+        )
+    last = runs[-1]
+    if not computes(last):
+        raise Hint(
+            f"{name} was computed in this notebook: the latest use of {data_name} on the cluster only brought its data "
+            "here, and the work ran after that, on one core. Ask Dask for the small result, computed by the workers."
+        )
+    repeats = streak(runs)
+    if repeats >= 3:
+        raise Hint(
+            f"{data_name} was used in {repeats} separate computations, one after another, each answering a piece: "
+            "one Dask expression (one graph) can answer the whole question in a single computation."
+        )
+    return last

@@ -18,7 +18,9 @@ class Exercise:
     """One exercise: the answer names, a reference solution (code), and a judge.
 
     ``judge(answers, namespace)`` raises :class:`Hint` for a wrong answer and returns the "Correct" text.
-    ``hint`` is the general hint added when the answer could not even be evaluated.
+    ``hint`` is the general hint added when the answer could not even be evaluated. ``early(answers)``, when
+    given, looks at the answers filled in so far while others are still ``...`` (the answer cell raised half-way)
+    and raises :class:`Hint` when it sees why.
     """
 
     key: str
@@ -26,6 +28,7 @@ class Exercise:
     solution: str
     judge: Callable[[dict[str, Any], dict[str, Any]], str]
     hint: str
+    early: Callable[[dict[str, Any]], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
     """A sentence when ``given`` is ``expected`` read with decimal units (GB) instead of binary ones (GiB).
 
     >>> unit_mixup(8_000_000_000, 8 * 2**30)[:40]
-    'that is the value with GB = 10**9 bytes;'
+    "Dask reads 'MB' and 'GB' as powers of 10"
     >>> unit_mixup(8 * 2**30, 8 * 2**30) is None
     True
     """
@@ -89,5 +89,5 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
         return None
     for power in (1, 2, 3, 4):
         if close(given * (1024 / 1000) ** power, expected, rel=0.002) or close(given * (1000 / 1024) ** power, expected, rel=0.002):
-            return "that is the value with GB = 10**9 bytes; Dask's limits here are in GiB = 2**30 bytes (or the other way round): the two differ by 7%."
+            return "Dask reads 'MB' and 'GB' as powers of 1000 bytes, 'MiB' and 'GiB' as powers of 1024 (GB and GiB differ by 7%)."
     return None

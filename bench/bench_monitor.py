@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> dict:
                         ticks.append(monitor.ticks)
                         monitor.close()
                 print(f"rep {rep + 1}/{args.reps} {condition:>3}: {times[condition][-1]:.3f} s", flush=True)
-        backend, n_workers = session.backend, session.n_workers
+        mode, n_workers = session.mode, session.n_workers
         cost = refresh_cost(session, MemoryMonitor)
     finally:
         session.close()
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> dict:
     return {
         "workload": f"(x + x.T).std(axis=0).sum() on a {args.size}x{args.size} float64 dask array, chunks {args.chunks}, x{args.repeats} per repetition",
         "interval_s": args.interval,
-        "backend": backend,
+        "mode": mode,
         "n_workers": n_workers,
         "threads_per_worker": 1,
         "samples": times,
@@ -123,8 +123,8 @@ def markdown(result: dict) -> str:
     m, c = result["machine"], result["refresh_cost"]
     return "\n".join(
         [
-            common.header(result, f"Memory monitor overhead, {result['backend'].upper()}, {result['off']['n']} interleaved repetitions"),
-            f"Workload: {result['workload']}; {result['backend'].upper()} cluster, {result['n_workers']} workers x 1 thread. "
+            common.header(result, f"Memory monitor overhead, {result['mode'].upper()}, {result['off']['n']} interleaved repetitions"),
+            f"Workload: {result['workload']}; {result['mode'].upper()} cluster, {result['n_workers']} workers x 1 thread. "
             "Interleaved repetitions; seconds per repetition.",
             "",
             "| condition | min | median | max | reps |",

@@ -133,7 +133,7 @@ def run(args) -> dict:
         svd_once()  # warm-up: imports and first graphs on the workers
         seconds = common.interleave({"off": off, "monitor": monitor, "sampler": sampler}, reps)
         costs = direct_costs(session)
-        backend, n_workers = session.backend, session.n_workers
+        mode, n_workers = session.mode, session.n_workers
         del x
     finally:
         session.close()
@@ -155,7 +155,7 @@ def run(args) -> dict:
     }
     return {
         "svd": {"rows": rows, "cols": cols, "chunk_rows": min(args.chunk, rows)},
-        "backend": backend,
+        "mode": mode,
         "n_workers": n_workers,
         "reps": reps,
         "defaults": defaults,
@@ -176,9 +176,9 @@ def markdown(result: dict) -> str:
         "sampler": f"GPU sampler on ({d['sampler_interval_s']:g} s interval)",
     }
     lines = [
-        common.header(result, f"Overheads during the SVD, {result['backend'].upper()}, {result['reps']} interleaved repetitions"),
+        common.header(result, f"Overheads during the SVD, {result['mode'].upper()}, {result['reps']} interleaved repetitions"),
         f"SVD of a persisted {z['rows']} x {z['cols']} float64 array (chunks of {z['chunk_rows']} rows) on {result['n_workers']} "
-        f"{result['backend'].upper()} worker(s); seconds per SVD.",
+        f"{result['mode'].upper()} worker(s); seconds per SVD.",
         "",
         "| condition | seconds min / median / max | overhead (medians) | overhead (minima) | paired median |",
         "|---|---|---|---|---|",

@@ -182,7 +182,7 @@ def regressions(session: Any, z: dict[str, Any]) -> dict[str, Any]:
     for i in range(features):
         host[:, i] = rng.standard_normal(rows)
     host[:, features] = 2.0 * host[:, 0] - 3.0 * host[:, 1] + rng.standard_normal(rows)  # y
-    if session.backend == "gpu":
+    if session.mode == "gpu":
         import cupy
 
         data = cupy.asfortranarray(cupy.asarray(host))
@@ -246,7 +246,7 @@ def _start(device: str) -> Any:
 def skipped_reason(name: str, session: Any) -> str | None:
     import dask
 
-    if name == "dataframe" and session.backend == "gpu" and dask.config.get("dataframe.backend") != "cudf":
+    if name == "dataframe" and session.mode == "gpu" and dask.config.get("dataframe.backend") != "cudf":
         return "cuDF is not installed: the partitions would be pandas (CPU work on a GPU cluster)"
     return None
 
@@ -289,7 +289,7 @@ def run(args) -> dict:
         for device in order:
             session = _start(device)
             clusters[device] = {
-                "backend": session.backend,
+                "mode": session.mode,
                 "n_workers": session.n_workers,
                 "threads_per_worker": session.plan.kwargs.get("threads_per_worker") if session.plan else None,
             }

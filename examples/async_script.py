@@ -16,7 +16,7 @@ async def main(args: argparse.Namespace) -> int:
         squares = session.client.map(lambda i: i * i, range(10))
         total = await session.client.submit(sum, squares)
         array_sum = await session.client.compute(da.arange(1_000, chunks=100).sum())
-        print(f"backend={session.backend} workers={session.n_workers} sum of squares={total} array sum={int(array_sum)}")
+        print(f"mode={session.mode} workers={session.n_workers} sum of squares={total} array sum={int(array_sum)}")
         return int(total)
 
 

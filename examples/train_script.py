@@ -19,7 +19,7 @@ def main(args: argparse.Namespace) -> float:
         x = random_array((args.rows, 100), chunks=(max(1, args.rows // 4), 100), seed=0)
         _u, s, _v = da.linalg.svd(x)
         top = float(s[0].compute())
-        print(f"backend={session.backend} workers={session.n_workers} largest singular value={top:.4f}")
+        print(f"mode={session.mode} workers={session.n_workers} largest singular value={top:.4f}")
         return top
 
 

@@ -62,7 +62,7 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
         removed = cleanup.cleanup_stale()
         for record in removed:
             jobs = f"; SLURM jobs of {record.slurm_job_name} cancelled" if record.slurm_job_name else ""
-            print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.backend}, {record.scheduler_address}{jobs})")
+            print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.mode}, {record.scheduler_address}{jobs})")
         print(f"{len(removed)} stale session(s) cleaned up.")
         return 0
     records = registry.list_sessions()
@@ -72,10 +72,10 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
     if not records:
         print(f"No gpu-dask-kit sessions (registry: {registry.runtime_dir()}).")
         return 0
-    print(f"{'id':<34}{'state':<7}{'backend':<8}{'workers':<8}{'owner':<8}{'started':<27}dashboard")
+    print(f"{'id':<34}{'state':<7}{'mode':<8}{'workers':<8}{'owner':<8}{'started':<27}dashboard")
     for r in records:
         state = "live" if r.alive else "STALE"
-        print(f"{r.id:<34}{state:<7}{r.backend:<8}{r.n_workers:<8}{r.owner_pid:<8}{r.started:<27}{r.dashboard_link or '-'}")
+        print(f"{r.id:<34}{state:<7}{r.mode:<8}{r.n_workers:<8}{r.owner_pid:<8}{r.started:<27}{r.dashboard_link or '-'}")
         if r.slurm_job_name:
             print(f"{'':<34}SLURM jobs ({r.slurm_job_name}): {', '.join(r.slurm_job_ids) or 'none'}")
     if any(not r.alive for r in records):

@@ -1,5 +1,5 @@
-"""Backend-neutral helpers for the notebooks: the same code runs on GPU (CuPy/cuDF/cuML) and CPU
-(NumPy/pandas/scikit-learn). The backend follows the live session, else dask's ``array.backend``.
+"""Mode-neutral helpers for the notebooks: the same code runs on GPU (CuPy/cuDF/cuML) and CPU
+(NumPy/pandas/scikit-learn). The mode ("gpu" | "cpu") follows the live session, else dask's ``array.backend``.
 
     from gpu_dask_kit.compute import xp, xdf, random_array, LinearRegression
 """
@@ -12,33 +12,33 @@ from typing import Any
 
 import dask.config
 
-__all__ = ["backend", "xp", "xdf", "random_array", "LinearRegression", "to_host", "array_module", "dataframe_module"]
+__all__ = ["mode", "xp", "xdf", "random_array", "LinearRegression", "to_host", "array_module", "dataframe_module"]
 
 
-def backend() -> str:
+def mode() -> str:
     """ "gpu" when the live session (or dask's array.backend) is GPU, else "cpu"."""
     from .session import current_session
 
     session = current_session()
     if session is not None:
-        return session.backend
+        return session.mode
     return "gpu" if dask.config.get("array.backend", "numpy") == "cupy" else "cpu"
 
 
 def array_module():
     """cupy on GPU, numpy on CPU."""
-    return importlib.import_module("cupy" if backend() == "gpu" else "numpy")
+    return importlib.import_module("cupy" if mode() == "gpu" else "numpy")
 
 
 def dataframe_module():
     """cudf on GPU (when installed), pandas otherwise."""
-    if backend() == "gpu" and dask.config.get("dataframe.backend", "pandas") == "cudf":
+    if mode() == "gpu" and dask.config.get("dataframe.backend", "pandas") == "cudf":
         return importlib.import_module("cudf")
     return importlib.import_module("pandas")
 
 
 class _Lazy:
-    """A module proxy resolved at attribute access, so ``xp`` follows the session's backend."""
+    """A module proxy resolved at attribute access, so ``xp`` follows the session's mode."""
 
     def __init__(self, resolve) -> None:
         self._resolve = resolve
@@ -47,7 +47,7 @@ class _Lazy:
         return getattr(self._resolve(), name)
 
     def __repr__(self) -> str:
-        return f"<backend module {self._resolve().__name__}>"
+        return f"<module {self._resolve().__name__} for the session's mode>"
 
 
 #: ``xp.asarray(...)``, ``xp.linalg.norm(...)``: cupy on GPU, numpy on CPU.
@@ -65,16 +65,16 @@ def _cupy_random_block(seeds: Any, dtype: str, block_id: tuple[int, ...] = (), b
 
 
 def random_array(shape: tuple[int, ...], chunks: Any = "auto", seed: int = 12, dtype: str = "float64"):
-    """A uniform random Dask array in [0, 1) on the session's backend (CuPy or NumPy chunks).
+    """A uniform random Dask array in [0, 1) in the session's mode (CuPy chunks on GPU, NumPy on CPU).
 
-    The same seed gives the same numbers on the same backend. On GPU the CuPy generators are built on
+    The same seed gives the same numbers in the same mode. On GPU the CuPy generators are built on
     the workers, one per block, so this notebook process makes no CUDA call (no context on GPU 0 next
     to the workers'); the array's ``meta`` is a NumPy stand-in, while its blocks are CuPy arrays.
     """
     import dask.array as da
     import numpy as np
 
-    if backend() != "gpu":
+    if mode() != "gpu":
         with dask.config.set({"array.backend": "numpy"}):
             return da.random.default_rng(seed).random(shape, chunks=chunks, dtype=dtype)
     chunks = da.core.normalize_chunks(chunks, shape, dtype=np.dtype(dtype))
@@ -112,7 +112,7 @@ def LinearRegression(**kwargs: Any):
     global _told_no_cuml
     from sklearn.linear_model import LinearRegression as CPULinearRegression
 
-    if backend() == "gpu":
+    if mode() == "gpu":
         try:
             from cuml.linear_model import LinearRegression as GPULinearRegression
         except ImportError:

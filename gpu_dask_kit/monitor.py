@@ -68,7 +68,7 @@ class WorkerMemory:
 class ClusterMemory:
     """A snapshot of every worker at one time."""
 
-    backend: str
+    mode: str  # "gpu" | "cpu"
     time: float
     workers: tuple[WorkerMemory, ...] = field(default_factory=tuple)
 
@@ -78,7 +78,7 @@ class ClusterMemory:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON model (``sessions[].memory`` in the server API)."""
-        return {"backend": self.backend, "time": self.time, "workers": [asdict(w) for w in self.workers]}
+        return {"mode": self.mode, "time": self.time, "workers": [asdict(w) for w in self.workers]}
 
 
 def worker_memory(dask_worker: Any = None) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def as_bytes(value: Any) -> int | None:
     return int(value)
 
 
-def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: Any, backend: str = "gpu") -> WorkerMemory:
+def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_memory_limit: Any, mode: str = "gpu") -> WorkerMemory:
     from .plugins import METRIC_NAME
 
     metrics = info.get("metrics") or {}
@@ -107,7 +107,7 @@ def _worker(address: str, info: dict[str, Any], extra: dict[str, Any], device_me
     spilled = metrics.get("spilled_bytes") or {}
     # distributed's NVML metrics: every worker whose NVML initialised sends them, whatever its data store.
     used, total = metrics.get("gpu_memory_used"), metrics.get("gpu-memory-total")
-    gpu = kit.get("device_index") is not None or kit.get("device_data") is not None or (backend == "gpu" and used is not None)
+    gpu = kit.get("device_index") is not None or kit.get("device_data") is not None or (mode == "gpu" and used is not None)
     limit = as_bytes(device_memory_limit) or as_bytes(kit.get("device_memory_limit"))
     disk = kit.get("spilled_to_disk")  # dask-cuda's store has no spilled_total: distributed reads 0 there
     host_spill = kit.get("spilled_to_host")
@@ -144,7 +144,7 @@ def _workers(client: Any, fresh: bool) -> dict[str, Any]:
         time.sleep(0.05)
 
 
-def snapshot(client: Any, backend: str = "cpu", device_memory_limit: Any = None, fresh: bool = False) -> ClusterMemory:
+def snapshot(client: Any, mode: str = "cpu", device_memory_limit: Any = None, fresh: bool = False) -> ClusterMemory:
     """Memory of every worker of ``client``'s cluster as of the workers' last heartbeats.
 
     ``fresh=True`` waits (at most :data:`FRESH_TIMEOUT` s) for a heartbeat newer than the call.
@@ -162,13 +162,13 @@ def snapshot(client: Any, backend: str = "cpu", device_memory_limit: Any = None,
             extra = client.run(worker_memory, workers=lacking)
         except Exception:
             extra = {}
-    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit, backend) for a, w in workers.items()), key=lambda w: w.name))
-    return ClusterMemory(backend=backend, time=time.time(), workers=result)
+    result = tuple(sorted((_worker(a, w, extra.get(a) or {}, device_memory_limit, mode) for a, w in workers.items()), key=lambda w: w.name))
+    return ClusterMemory(mode=mode, time=time.time(), workers=result)
 
 
-def snapshot_scheduler(address: str, timeout: float = 2.0, backend: str = "cpu") -> ClusterMemory:
+def snapshot_scheduler(address: str, timeout: float = 2.0, mode: str = "cpu") -> ClusterMemory:
     """Like :func:`snapshot` for a scheduler address (opens and closes a short-lived client)."""
     from distributed import Client
 
     with Client(address, timeout=timeout, set_as_default=False) as client:
-        return snapshot(client, backend=backend)
+        return snapshot(client, mode=mode)

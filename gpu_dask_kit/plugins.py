@@ -107,7 +107,7 @@ class SessionRecordPlugin(SchedulerPlugin):
     async def start(self, scheduler: Any) -> None:
         self.record.scheduler_address = scheduler.address
         self.record.dashboard_link = dashboard_link(scheduler)
-        for plugin in (IgnoreInterrupt(), KitMetrics(gpu=self.record.backend == "gpu")):
+        for plugin in (IgnoreInterrupt(), KitMetrics(gpu=self.record.mode == "gpu")):
             await scheduler.register_worker_plugin(None, dumps(plugin), name=plugin.name, idempotent=True)
         self._sync(scheduler, force=True)
 

@@ -88,7 +88,7 @@ class SessionRecord:
     owner: dict[str, Any]
     scheduler_address: str | None
     dashboard_link: str | None
-    backend: str
+    mode: str  # "gpu" | "cpu"
     n_workers: int
     options: dict[str, Any]
     kind: str = "notebook"
@@ -127,19 +127,19 @@ def new_record(
     *,
     scheduler_address: str | None,
     dashboard_link: str | None,
-    backend: str,
+    mode: str,
     n_workers: int,
     options: dict[str, Any],
     kind: str = "notebook",
     worker_pids: list[int] | None = None,
 ) -> SessionRecord:
-    """A record of a session owned by this process, not yet written (``backend`` is the mode, "gpu" | "cpu")."""
+    """A record of a session owned by this process, not yet written (``mode`` is "gpu" | "cpu")."""
     return SessionRecord(
         id=uuid.uuid4().hex,
         owner=process_identity(os.getpid()) or {"pid": os.getpid(), "create_time": 0.0},
         scheduler_address=scheduler_address,
         dashboard_link=dashboard_link,
-        backend=backend,
+        mode=mode,
         n_workers=n_workers,
         options=options,
         kind=kind,
@@ -194,6 +194,8 @@ def _load(path: Path) -> SessionRecord | None:
         if path.stat().st_uid != os.getuid():
             return None
         data = json.loads(path.read_text())
+        if "backend" in data:  # a record written before the key was renamed to "mode"
+            data.setdefault("mode", data.pop("backend"))
         record = SessionRecord(**data)
         validate_session_id(record.id)
         return record

@@ -55,8 +55,8 @@ def _cluster_running(session: Any) -> bool:
 
 def decide(live: Any, opts: ClusterOptions, security: Any, close_call: str = "session.close()") -> Decision:
     """Decide about ``live`` (the process's last session, not closed) for a start with ``opts``; messages
-    name ``close_call``, the close for the caller's mode (``await session.close()`` in async code)."""
-    kind = live.mode.upper()
+    name ``close_call``, the caller's way to close (``await session.close()`` in async code)."""
+    label = live.mode.upper()
     client_closed = live.kit_client.status != "running"
     if live.options.connect_mode:
         if client_closed:
@@ -71,19 +71,19 @@ def decide(live: Any, opts: ClusterOptions, security: Any, close_call: str = "se
                 "the kit did not start that cluster, so it keeps running."
             )
         note = " Its client had been closed (client.close() leaves a cluster running)." if client_closed else ""
-        return Decision(message=f"Closing the running {kind} cluster first, because options changed ({changed}).{note}")
+        return Decision(message=f"Closing the running {label} cluster first, because options changed ({changed}).{note}")
     if client_closed:
         live.renew_client()
         return Decision(
             live,
-            f"Reusing the running {kind} cluster (same options): its client had been closed (client.close() leaves the "
+            f"Reusing the running {label} cluster (same options): its client had been closed (client.close() leaves the "
             f"cluster running), so it has a new one, session.client. {close_call} stops the cluster.",
         )
-    what = "connection" if live.options.connect_mode else f"{kind} cluster"
-    return Decision(live, _scaled_back(live, kind, close_call) or f"Reusing the running {what} (same options); {close_call} to start afresh.")
+    what = "connection" if live.options.connect_mode else f"{label} cluster"
+    return Decision(live, _scaled_back(live, label, close_call) or f"Reusing the running {what} (same options); {close_call} to start afresh.")
 
 
-def _scaled_back(live: Any, kind: str, close_call: str) -> str | None:
+def _scaled_back(live: Any, label: str, close_call: str) -> str | None:
     """When the cluster was scaled outside the kit: bring it back to the expected size and say so."""
     if live.options.connect_mode:
         return None
@@ -93,16 +93,16 @@ def _scaled_back(live: Any, kind: str, close_call: str) -> str | None:
     running = live.n_workers
     if _adaptive(live.cluster):
         return (
-            f"Reusing the running {kind} cluster (same options); it is adaptive and has {running} worker(s) now "
+            f"Reusing the running {label} cluster (same options); it is adaptive and has {running} worker(s) now "
             f"(asked for {requested}), left as it is. {close_call} to start afresh with {expected}."
         )
     live.cluster.scale(expected)
     if not _local.wait_for_workers(live.kit_client, expected, 60.0):
         raise ClusterStartError(
-            f"The running {kind} cluster had been scaled to {requested} worker(s) outside the kit and did not come back to "
+            f"The running {label} cluster had been scaled to {requested} worker(s) outside the kit and did not come back to "
             f"{expected} within 60 s; it has {live.n_workers}. Call session.close() and start again."
         )
     return (
-        f"Reusing the running {kind} cluster (same options), which had been scaled to {requested} worker(s) outside the kit "
+        f"Reusing the running {label} cluster (same options), which had been scaled to {requested} worker(s) outside the kit "
         f"({running} running): scaled it back to the {expected} this call asks for. {close_call} to start afresh."
     )

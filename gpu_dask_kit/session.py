@@ -34,8 +34,7 @@ __all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "start_sessi
 class ClusterSession(SessionInfo):
     """A running kit cluster (or a connection to an existing one) and its client.
 
-    Use it as a context manager or call :meth:`close`. ``mode`` is ``"gpu"`` or ``"cpu"``
-    (``backend`` is its older name, kept for notebooks).
+    Use it as a context manager or call :meth:`close`. ``mode`` is ``"gpu"`` or ``"cpu"``.
     """
 
     def __init__(

@@ -3,6 +3,7 @@ and memory. Reads only; the lifecycle (start, reuse, scale, close) is in :mod:`g
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from . import clients
@@ -34,7 +35,8 @@ class SessionInfo:
 
     @property
     def backend(self) -> str:
-        """The older name of :attr:`mode` ("gpu" | "cpu")."""
+        """Deprecated: the older name of :attr:`mode` ("gpu" | "cpu")."""
+        warnings.warn('session.backend is deprecated; use session.mode ("gpu" or "cpu").', DeprecationWarning, stacklevel=2)
         return self.mode
 
     @property
@@ -89,9 +91,9 @@ class SessionInfo:
         """One line: what runs, with how many workers, and why that mode (in plain words; the detection
         detail is in ``gpu-dask-kit doctor``)."""
         what = "Connected to" if self.options.connect_mode else "Started"
-        kind = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode and self.options.deploy == "local" else self.mode.upper()
+        label = "GPU (LocalCUDACluster)" if self.mode == "gpu" and not self.options.connect_mode and self.options.deploy == "local" else self.mode.upper()
         why = self.reason if self.options.connect_mode else plain_reason(self.mode, self.reason)
-        return f"{what} a {kind} cluster with {self.n_workers} worker(s). {why}"
+        return f"{what} a {label} cluster with {self.n_workers} worker(s). {why}"
 
     def start_message(self) -> str:
         """What ``start_cluster(verbose=True)`` prints: the summary, the kit's notes and the dashboard link."""
@@ -118,7 +120,7 @@ class SessionInfo:
 
         clients.warn_if_foreign(self)  # a Client(...) made after start_cluster() computes elsewhere
         limit = self.plan.kwargs.get("device_memory_limit") if self.plan is not None else None
-        return snapshot(self.kit_client, backend=self.mode, device_memory_limit=limit or None, fresh=True)
+        return snapshot(self.kit_client, mode=self.mode, device_memory_limit=limit or None, fresh=True)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{self.n_workers} workers"

@@ -49,9 +49,9 @@ class NVMLError_LibraryNotFound(Exception):
 
 def install(monkeypatch, fake):
     """Make gpu_dask_kit.environment use ``fake`` as NVML (and forget any earlier initialisation)."""
-    from gpu_dask_kit import environment as backend
+    from gpu_dask_kit import environment
 
-    backend._reset_nvml_for_tests()
-    monkeypatch.setattr(backend, "_nvml", lambda: fake)
-    monkeypatch.setattr(backend, "_dask_cuda", lambda: backend.LibraryInfo(True, "26.10.0", True))
+    environment._reset_nvml_for_tests()
+    monkeypatch.setattr(environment, "_nvml", lambda: fake)
+    monkeypatch.setattr(environment, "_dask_cuda", lambda: environment.LibraryInfo(True, "26.10.0", True))
     return fake

@@ -37,14 +37,14 @@ def test_doctor_require_gpu_exits_non_zero_without_gpu(capsys):
 
 def test_doctor_with_fake_gpus_and_options(monkeypatch, capsys):
     fake_nvml.install(monkeypatch, fake_nvml.FakeNVML(gpus=2))
-    from gpu_dask_kit import environment as backend
+    from gpu_dask_kit import environment
 
-    monkeypatch.setattr(backend, "_library", lambda m: backend.LibraryInfo(True, "1.0"))
+    monkeypatch.setattr(environment, "_library", lambda m: environment.LibraryInfo(True, "1.0"))
     assert main(["doctor", "--require-gpu", "--options"]) == 0
     out = capsys.readouterr().out
     assert "Mode for device='auto': GPU" in out and "[1] Fake H100 80GB HBM3" in out
     assert "rmm_pool_size" in out and "device_memory_limit" in out
-    backend._reset_nvml_for_tests()
+    environment._reset_nvml_for_tests()
 
 
 def test_doctor_options_lists_every_spec_with_its_flag_and_current_default(capsys):
@@ -96,10 +96,10 @@ def test_lab_rejects_a_missing_folder(capsys):
 def test_sessions_lists_the_job_ids_of_a_slurm_session(capsys, runtime_dir):
     from gpu_dask_kit import registry
 
-    record = registry.register(scheduler_address="tcp://127.0.0.1:9", dashboard_link=None, backend="cpu", n_workers=2, options={})
+    record = registry.register(scheduler_address="tcp://127.0.0.1:9", dashboard_link=None, mode="cpu", n_workers=2, options={})
     record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41", "42"]
     registry.update(record)
-    local = registry.register(scheduler_address="tcp://127.0.0.1:8", dashboard_link=None, backend="cpu", n_workers=1, options={})
+    local = registry.register(scheduler_address="tcp://127.0.0.1:8", dashboard_link=None, mode="cpu", n_workers=1, options={})
     assert main(["sessions"]) == 0
     out = capsys.readouterr().out
     assert out.count("SLURM jobs") == 1 and "SLURM jobs (gdk-0123abcd): 41, 42" in out

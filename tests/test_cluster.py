@@ -37,7 +37,7 @@ def test_start_compute_close_leaves_nothing(no_leaks, runtime_dir, capsys):
     session = kit.start_cluster(**SMALL)
     out = capsys.readouterr().out
     assert out.startswith("Started a CPU cluster with 2 worker(s). No GPU was found here, so the workers are CPU workers") and "NVML" not in out
-    assert session.backend == "cpu" and session.n_workers == 2
+    assert session.mode == "cpu" and session.n_workers == 2
     assert kit.current_session() is session
     assert dask.config.get("array.backend") == "numpy" and dask.config.get("dataframe.backend") == "pandas"
     x = kit.compute.random_array((4000, 50), chunks=(1000, 50), seed=1) if hasattr(kit, "compute") else None
@@ -56,7 +56,7 @@ def test_start_compute_close_leaves_nothing(no_leaks, runtime_dir, capsys):
     assert stat.S_IMODE(runtime_dir.stat().st_mode) == 0o700
     record = json.loads(files[0].read_text())
     assert sorted(p["pid"] for p in record["processes"]) == sorted(worker_pids)
-    assert record["owner"]["pid"] == os.getpid() and record["backend"] == "cpu"
+    assert record["owner"]["pid"] == os.getpid() and record["mode"] == "cpu"
     session.close()
     assert not wait_for_no_new_children(no_leaks)
     assert not any(psutil.pid_exists(p) for p in worker_pids)
@@ -203,7 +203,7 @@ def test_connect_to_existing_scheduler_and_leave_it_running(external_cluster, by
     kwargs = {"scheduler_address": address} if by == "address" else {"scheduler_file": sched_file}
     session = kit.start_cluster(verbose=False, connect_timeout=30, **kwargs)
     try:
-        assert session.backend == "cpu" and session.cluster is None
+        assert session.mode == "cpu" and session.cluster is None
         assert session.client.submit(lambda: 40 + 2).result() == 42
         assert registry.list_sessions()[0].kind == "connect"
     finally:

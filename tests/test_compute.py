@@ -2,11 +2,11 @@ import numpy as np
 import pandas as pd
 
 import gpu_dask_kit as kit
-from gpu_dask_kit.compute import LinearRegression, backend, random_array, to_host, xdf, xp
+from gpu_dask_kit.compute import LinearRegression, mode, random_array, to_host, xdf, xp
 
 
 def test_cpu_helpers_without_a_session():
-    assert backend() == "cpu"
+    assert mode() == "cpu"
     assert xp.asarray([1, 2]).__class__ is np.ndarray
     assert isinstance(xdf.DataFrame({"a": [1]}), pd.DataFrame)
     from sklearn.linear_model import LinearRegression as SK
@@ -26,6 +26,6 @@ def test_random_array_is_seeded_and_numpy_backed():
 
 def test_helpers_follow_the_session(no_leaks):
     with kit.start_cluster(verbose=False, n_workers=1, memory_limit="1GiB") as session:
-        assert backend() == session.backend == "cpu"
+        assert mode() == session.mode == "cpu"
         model = LinearRegression().fit(np.arange(10.0).reshape(-1, 1), 2 * np.arange(10.0) + 1)
         assert round(float(model.coef_[0]), 6) == 2.0

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from gpu_dask_kit import environment as backend
+from gpu_dask_kit import environment
 from gpu_dask_kit.environment import LibraryInfo, Reason, choose_mode, detect, sample_gpus
 
 from .fake_nvml import FakeNVML, NVMLError_LibraryNotFound, install
@@ -12,9 +12,9 @@ from .fake_nvml import FakeNVML, NVMLError_LibraryNotFound, install
 
 @pytest.fixture(autouse=True)
 def forget_nvml():
-    backend._reset_nvml_for_tests()
+    environment._reset_nvml_for_tests()
     yield
-    backend._reset_nvml_for_tests()
+    environment._reset_nvml_for_tests()
 
 
 def test_real_machine_report_never_raises_and_explains():
@@ -39,7 +39,7 @@ def test_detect_creates_no_cuda_context_and_imports_no_gpu_library():
 
 def test_fake_two_gpus_report(monkeypatch):
     install(monkeypatch, FakeNVML(gpus=2))
-    monkeypatch.setattr(backend, "_library", lambda m: LibraryInfo(True, "1.0"))
+    monkeypatch.setattr(environment, "_library", lambda m: LibraryInfo(True, "1.0"))
     report = detect("auto")
     assert report.mode == "gpu" and report.reason == Reason.OK
     assert [g.index for g in report.gpus] == [0, 1]
@@ -105,7 +105,7 @@ def test_gpu_without_libraries_falls_back_with_instruction(libs, reason):
 def test_process_cuda_visible_devices_limits_the_gpus(monkeypatch, visible, expected, mode):
     """Issue 11 b: the process's CUDA_VISIBLE_DEVICES (index or UUID; CUDA stops at the first unknown entry)."""
     install(monkeypatch, FakeNVML(gpus=2))
-    monkeypatch.setattr(backend, "_library", lambda m: LibraryInfo(True, "1.0"))
+    monkeypatch.setattr(environment, "_library", lambda m: LibraryInfo(True, "1.0"))
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
     report = detect("auto")
     assert [g.index for _, g in report.visible_gpus] == expected

@@ -37,7 +37,7 @@ def test_rmm_pool_and_cupy_allocator_on_workers_and_client(no_leaks):
     from gpu_dask_kit.allocator import cupy_allocator_name, rmm_resource_name
 
     with kit.start_cluster(device="gpu", rmm_pool_size="1GiB", verbose=False) as session:
-        assert session.backend == "gpu"
+        assert session.mode == "gpu"
         assert type(session.cluster).__name__ == "LocalCUDACluster"
         resources = session.client.run(rmm_resource_name)
         assert set(resources.values()) == {"PoolMemoryResource"}, resources

@@ -279,5 +279,5 @@ def test_async_example_script(runtime_dir, tmp_path):
     argv = [str(ROOT / "examples" / "async_script.py"), "--device", "cpu", "--n-workers", "2", "--memory-limit", "1GiB"]
     run = run_script(argv, runtime_dir, tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "backend=cpu workers=2 sum of squares=285 array sum=499500" in run.stdout
+    assert "mode=cpu workers=2 sum of squares=285 array sum=499500" in run.stdout
     assert list(runtime_dir.glob("session-*.json")) == []

@@ -9,7 +9,7 @@ def test_memory_snapshot_of_a_real_cpu_cluster(no_leaks):
     with kit.start_cluster(verbose=False, n_workers=2, memory_limit="1GiB") as session:
         x = session.client.scatter(np.ones(2_000_000), broadcast=False)  # 16 MB held by one worker
         snap = session.memory()
-        assert snap.backend == "cpu" and len(snap.workers) == 2
+        assert snap.mode == "cpu" and len(snap.workers) == 2
         for w in snap.workers:
             assert w.host_memory_limit == 2**30
             assert 10 * 2**20 < w.host_memory_used < 2**30

@@ -23,7 +23,7 @@ def test_ids_are_validated():
 
 
 def test_records_are_private_and_listed(runtime_dir):
-    rec = registry.register(scheduler_address="tcp://127.0.0.1:1", dashboard_link=None, backend="cpu", n_workers=0, options={})
+    rec = registry.register(scheduler_address="tcp://127.0.0.1:1", dashboard_link=None, mode="cpu", n_workers=0, options={})
     assert stat.S_IMODE(rec.path.stat().st_mode) == 0o600
     assert stat.S_IMODE(runtime_dir.stat().st_mode) == 0o700
     [listed] = registry.list_sessions()
@@ -91,7 +91,7 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
     # a record whose owner ran and exited (nothing recorded runs): pruned
     code = (
         "from gpu_dask_kit import registry\n"
-        "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
+        "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, mode='cpu',"
         " n_workers=0, options={}, kind='script').id)"
     )
     import subprocess
@@ -103,10 +103,10 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
     # a record whose owner is gone but one recorded process still runs: kept (stale, for --cleanup)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        kept = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=1, options={}, worker_pids=[sleeper.pid])
+        kept = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=1, options={}, worker_pids=[sleeper.pid])
         kept.owner = {"pid": 999_999_999, "create_time": 0.0}
         registry.update(kept)
-        mine = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+        mine = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options={})
         assert registry.prune_dead() == [dead]
         assert sorted(r.id for r in registry.list_sessions()) == sorted([kept.id, mine.id])
         assert sleeper.poll() is None  # pruning never signals anything
@@ -116,7 +116,7 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
 
 
 def test_slurm_job_ids_round_trip_and_old_records_still_load(runtime_dir):
-    record = registry.register(scheduler_address=None, dashboard_link=None, backend="gpu", n_workers=2, options={"deploy": "slurm"})
+    record = registry.register(scheduler_address=None, dashboard_link=None, mode="gpu", n_workers=2, options={"deploy": "slurm"})
     assert registry.get_session(record.id).slurm_job_name is None and record.to_dict()["slurm_job_ids"] == []
     record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41", "42"]
     registry.update(record)
@@ -130,12 +130,23 @@ def test_slurm_job_ids_round_trip_and_old_records_still_load(runtime_dir):
 
 def test_prune_dead_leaves_slurm_records_to_cleanup(runtime_dir):
     """Only SLURM can tell whether a dead owner's jobs are gone: such records wait for --cleanup."""
-    record = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+    record = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options={})
     record.owner = {"pid": 999_999_999, "create_time": 0.0}
     record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41"]
     registry.update(record)
-    local = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+    local = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options={})
     local.owner = {"pid": 999_999_999, "create_time": 0.0}
     registry.update(local)
     assert registry.prune_dead() == [local.id]
     assert [r.id for r in registry.list_sessions()] == [record.id]
+
+
+def test_a_record_written_with_the_old_backend_key_loads_as_mode(runtime_dir):
+    rec = registry.register(scheduler_address=None, dashboard_link=None, mode="gpu", n_workers=1, options={})
+    data = json.loads(rec.path.read_text())
+    assert data["mode"] == "gpu" and "backend" not in data
+    data["backend"] = data.pop("mode")  # as a kit version before the rename wrote it
+    rec.path.write_text(json.dumps(data))
+    loaded = registry.get_session(rec.id)
+    assert loaded.mode == "gpu" and loaded.to_dict()["mode"] == "gpu" and "backend" not in loaded.to_dict()
+    registry.unregister(rec.id)

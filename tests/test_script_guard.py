@@ -165,7 +165,7 @@ def test_example_script_works_from_stdin(tmp_path, runtime_dir):
         stdin_file=ROOT / "examples" / "train_script.py",
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "backend=cpu workers=1 largest singular value=" in run.stdout
+    assert "mode=cpu workers=1 largest singular value=" in run.stdout
 
 
 def test_a_worker_importing_the_script_never_starts_a_cluster(tmp_path, runtime_dir):

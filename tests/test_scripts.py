@@ -61,7 +61,7 @@ def test_example_script_runs_end_to_end(runtime_dir):
         env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)),
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "backend=cpu workers=1 largest singular value=" in out.stdout
+    assert "mode=cpu workers=1 largest singular value=" in out.stdout
     assert list(runtime_dir.glob("session-*.json")) == []
 
 

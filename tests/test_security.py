@@ -211,7 +211,7 @@ def browser(jp_serverapp, http_server_client, jp_base_url, jp_asyncio_loop):
 @pytest.fixture
 def record():
     """A registered session of this process with no processes: shutting it down is observable (the record goes)."""
-    rec = registry.register(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options={})
+    rec = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options={})
     yield rec
     registry.unregister(rec.id)
 
@@ -319,7 +319,7 @@ def test_registry_files_are_private_even_with_a_permissive_umask(runtime_dir):
     os.chmod(runtime_dir, 0o777)
     old = os.umask(0)
     try:
-        rec = registry.register(scheduler_address="tcp://127.0.0.1:1", dashboard_link=None, backend="cpu", n_workers=1, options={})
+        rec = registry.register(scheduler_address="tcp://127.0.0.1:1", dashboard_link=None, mode="cpu", n_workers=1, options={})
         registry.update(rec)
     finally:
         os.umask(old)
@@ -476,7 +476,7 @@ async def test_a_cluster_the_registry_does_not_list_cannot_be_shut_down(jp_fetch
         owner={"pid": 1, "create_time": 0.0},
         scheduler_address=address,
         dashboard_link=None,
-        backend="cpu",
+        mode="cpu",
         n_workers=1,
         options={},
         processes=[registry.process_identity(worker_pid)],
@@ -509,7 +509,7 @@ def _plant(runtime_dir: Path, processes: list[dict]) -> str:
         owner={"pid": 2**22 + 17, "create_time": 0.0},
         scheduler_address=None,
         dashboard_link=None,
-        backend="cpu",
+        mode="cpu",
         n_workers=len(processes),
         options={},
         processes=processes,

@@ -17,8 +17,7 @@ import pytest
 from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit
-from gpu_dask_kit import environment as backend
-from gpu_dask_kit import registry
+from gpu_dask_kit import environment, registry
 from gpu_dask_kit.server import PAGE_CONFIG_KEY
 from gpu_dask_kit.server.sampler import GpuSampler
 
@@ -81,7 +80,7 @@ async def test_every_route_needs_authentication(jp_serverapp, http_server_client
 async def test_environment_is_detect_to_dict(jp_fetch):
     code, model = await fetch_json(jp_fetch, "environment")
     assert code == 200
-    expected = backend.detect().to_dict()
+    expected = environment.detect().to_dict()
     assert set(model) == set(expected) | {"memory_warn", "memory_critical"}  # server.models.environment_model
     assert (model["memory_warn"], model["memory_critical"]) == (0.8, 0.95)
     assert model["mode"] == expected["mode"] and model["reason"] == expected["reason"]
@@ -89,7 +88,7 @@ async def test_environment_is_detect_to_dict(jp_fetch):
 
 
 async def test_gpus_real_path_without_gpu(jp_fetch):
-    report = backend.detect()
+    report = environment.detect()
     code, model = await fetch_json(jp_fetch, "gpus")
     assert code == 200
     assert set(model) == {"gpus", "reason", "time"}
@@ -142,10 +141,10 @@ class FakeNVML(types.SimpleNamespace):
 @pytest.fixture
 def fake_nvml(monkeypatch):
     fake = FakeNVML()
-    monkeypatch.setattr(backend, "_nvml", lambda: fake)
-    backend._reset_nvml_for_tests()
+    monkeypatch.setattr(environment, "_nvml", lambda: fake)
+    environment._reset_nvml_for_tests()
     yield fake
-    backend._reset_nvml_for_tests()
+    environment._reset_nvml_for_tests()
 
 
 async def test_sampler_with_fake_nvml_reads_off_the_loop_at_a_bounded_rate(fake_nvml):
@@ -249,7 +248,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
 
     item = await wait_for(listed_with_memory)
     assert item, "the session (with memory totals) did not appear in GET sessions"
-    assert item["alive"] is True and item["stale"] is False and item["backend"] == "cpu"
+    assert item["alive"] is True and item["stale"] is False and item["mode"] == "cpu"
     assert item["kind"] == "notebook" and item["in_server"] is False
     assert item["scheduler_address"] == cpu_session.scheduler_address
     assert item["memory"]["workers"] == 1 and item["memory"]["host_memory_used"] > 0
@@ -290,7 +289,7 @@ async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
     try:
         (sid,) = labext.in_server_ids()
         record = registry.get_session(sid)
-        assert record.kind == "labextension" and record.backend == "cpu"
+        assert record.kind == "labextension" and record.mode == "cpu"
         pids = [p["pid"] for p in record.processes]
         assert pids
         code, model = await fetch_json(jp_fetch, "sessions")

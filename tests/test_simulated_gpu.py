@@ -62,14 +62,14 @@ def test_the_stand_in_answers_like_nvml_in_this_process_and_in_children(sim_gpus
 def test_start_cluster_on_two_simulated_gpus_is_a_gpu_session_with_one_worker_per_gpu(sim_gpus, no_leaks):
     config = sim_gpus(2, total=16 * GiB, used=GiB)
     with kit.start_cluster(device_memory_limit="4GiB", memory_limit="1GiB", verbose=False) as session:
-        assert session.backend == "gpu"
+        assert session.mode == "gpu"
         assert type(session.cluster).__name__ == "LocalCUDACluster"
         assert session.n_workers == 2
         assert sorted(session.client.run(_on_worker_env).values()) == ["0,1", "1,0"]
         # device_memory_limit reached every worker's device buffer (dask-cuda's DeviceHostFile), read on the worker
         assert set(session.client.run(_device_buffer_limit).values()) == {("DeviceHostFile", 4 * GiB)}
         memory = session.memory()
-        assert memory.backend == "gpu" and len(memory.workers) == 2
+        assert memory.mode == "gpu" and len(memory.workers) == 2
         for worker in memory.workers:
             assert worker.device_memory_limit == 4 * GiB, worker
             assert worker.device_memory_total == 16 * GiB and worker.gpu_total_in_use == GiB, worker

@@ -47,9 +47,9 @@ def _with_library(report, name, version="26.10.0"):
 def test_a_connect_mode_recognises_dask_cuda_workers(no_leaks, cli_cluster):
     scheduler_file = cli_cluster("cuda")
     with kit.start_cluster(scheduler_file=scheduler_file, connect_timeout=90, verbose=False) as session:
-        assert session.backend == "gpu", session.reason
-        assert "dask-cuda" in session.reason  # says which backend was chosen and why
-        assert kit.current_session().backend == "gpu"
+        assert session.mode == "gpu", session.reason
+        assert "dask-cuda" in session.reason  # says which mode was chosen and why
+        assert kit.current_session().mode == "gpu"
         import dask
 
         assert dask.config.get("array.backend") == "cupy"
@@ -71,7 +71,7 @@ def test_a_plain_dask_worker_on_a_gpu_host_is_not_a_gpu_cluster(no_leaks, cli_cl
             time.sleep(0.2)
         assert all("gpu_memory_used" in (w.get("metrics") or {}) for w in workers)
     with kit.start_cluster(scheduler_file=scheduler_file, connect_timeout=90, verbose=False) as session:
-        assert session.backend == "cpu", session.reason
+        assert session.mode == "cpu", session.reason
 
 
 # --- b. the process's own CUDA_VISIBLE_DEVICES ----------------------------------------------------
@@ -242,7 +242,7 @@ def test_g_random_array_builds_without_cuda_in_the_notebook_process(sim_gpus, no
     from gpu_dask_kit.compute import random_array
 
     with kit.start_cluster(memory_limit="1GiB", verbose=False) as session:
-        assert session.backend == "gpu"
+        assert session.mode == "gpu"
         x = random_array((4_000, 10), chunks=(1_000, 10), seed=3)
         assert x.shape == (4_000, 10) and x.numblocks == (4, 1)
 

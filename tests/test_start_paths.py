@@ -77,7 +77,7 @@ def _by_new_button():
     (sid,) = labext.in_server_ids()
     try:
         with Client(cluster, set_as_default=False) as client:  # the start waited for the plan's workers
-            return _fingerprint(client, kit.registry.get_session(sid).backend)
+            return _fingerprint(client, kit.registry.get_session(sid).mode)
     finally:
         labext._sessions[sid].close_now()
 

@@ -167,7 +167,7 @@ def test_history_keeps_the_window_and_the_chart_draws_it():
 
 
 def test_status_and_error_markup_escape_text():
-    html = markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/a&b/proxy/8787/status", reason="<x>")
+    html = markup.status_html(state="running", mode="gpu", n_workers=2, dashboard_link="/user/a&b/proxy/8787/status", reason="<x>")
     assert "href='/user/a&amp;b/proxy/8787/status'" in html and "&lt;x&gt;" in html and "GPU" in html
     assert markup.error_html(None) == "" and "&lt;b&gt;" in markup.error_html("<b>")
 
@@ -232,7 +232,7 @@ def test_start_and_stop_from_the_widget(no_leaks, runtime_dir):
     assert controls.busy and controls.start_button.disabled and controls.stop_button.disabled
     assert controls.wait(120) and controls.last_error is None
     session = controls.session
-    assert session is gpu_dask_kit.current_session() and session.backend == "cpu"
+    assert session is gpu_dask_kit.current_session() and session.mode == "cpu"
     assert "data-state='running'" in controls.status.value and session.dashboard_link in controls.status.value
     assert not controls.stop_button.disabled and not controls.scale_button.disabled
     pids = [w.pid for w in session.memory().workers]
@@ -422,7 +422,7 @@ def _all_markup():
     history = vm.History(300)
     history.add(model)
     cpu = vm.monitor_model(ClusterMemory("cpu", 1000.0, (worker(),)), "CPU mode: no NVIDIA driver.")
-    return [markup.status_html(state=s, backend="gpu", n_workers=2, dashboard_link="/x", reason="why") for s in ("running", "stopped", "busy")] + [
+    return [markup.status_html(state=s, mode="gpu", n_workers=2, dashboard_link="/x", reason="why") for s in ("running", "stopped", "busy")] + [
         markup.error_html("bad"),
         markup.monitor_header_html(model),
         markup.monitor_header_html(cpu),

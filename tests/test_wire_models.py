@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import importlib.util
 import os
 import re
 from pathlib import Path
@@ -36,14 +35,13 @@ def interfaces() -> dict[str, tuple[set[str], set[str]]]:
 
 
 def detection_module():
-    """Where EnvironmentReport's parts live (environment.py after issue 12's refactor, backend.py before)."""
-    name = "gpu_dask_kit.environment"
-    return importlib.import_module(name if importlib.util.find_spec(name) else "gpu_dask_kit.backend")
+    """Where detection and EnvironmentReport's parts are exported."""
+    return importlib.import_module("gpu_dask_kit.environment")
 
 
 def record() -> dict:
     owner = {"pid": os.getpid(), "create_time": 0.0}
-    return registry.SessionRecord(id="0" * 32, owner=owner, scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=1, options={}).to_dict()
+    return registry.SessionRecord(id="0" * 32, owner=owner, scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=1, options={}).to_dict()
 
 
 def produced() -> dict[str, set[str]]:

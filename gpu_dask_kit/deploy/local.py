@@ -85,7 +85,7 @@ def cluster_kwargs(plan: ClusterPlan, options: ClusterOptions) -> dict[str, Any]
 
 def new_record(options: ClusterOptions, plan: ClusterPlan, kind: str) -> registry.SessionRecord:
     """The (unwritten) record the scheduler plugin writes when the scheduler starts."""
-    return registry.new_record(scheduler_address=None, dashboard_link=None, backend=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
+    return registry.new_record(scheduler_address=None, dashboard_link=None, mode=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
 
 
 def build_cluster(

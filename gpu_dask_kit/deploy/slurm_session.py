@@ -110,11 +110,11 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
         )
     registry.prune_dead()
     prune_stale()
-    record = registry.new_record(scheduler_address=None, dashboard_link=None, backend="cpu", n_workers=0, options=options.to_dict(), kind=kind)
+    record = registry.new_record(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options=options.to_dict(), kind=kind)
     plugin: list[SlurmRecordPlugin] = []
 
     def plugins(plan: SlurmPlan) -> list[Any]:
-        record.backend, record.slurm_job_name = plan.mode, plan.job_name
+        record.mode, record.slurm_job_name = plan.mode, plan.job_name
         plugin.append(SlurmRecordPlugin(record))
         return plugin
 

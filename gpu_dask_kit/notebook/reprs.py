@@ -48,7 +48,7 @@ def session_html(session: ClusterSession) -> str:
     if session.closed:
         return f"<div><b>gpu-dask-kit session</b>: closed ({esc(session.mode.upper())}).</div>"
     rows = [
-        ("Backend", f"{session.mode.upper()} &mdash; {esc(session.reason)}"),
+        ("Mode", f"{session.mode.upper()} &mdash; {esc(session.reason)}"),
         ("Workers", str(session.n_workers)),
         ("Scheduler", f"<code>{esc(session.scheduler_address)}</code>"),
     ]

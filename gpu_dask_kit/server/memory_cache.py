@@ -17,10 +17,10 @@ from .models import memory_totals
 __all__ = ["MemoryCache"]
 
 
-def _default_snapshot(address: str, timeout: float, backend: str) -> dict[str, Any]:
+def _default_snapshot(address: str, timeout: float, mode: str) -> dict[str, Any]:
     from ..monitor import snapshot_scheduler
 
-    return snapshot_scheduler(address, timeout=timeout, backend=backend).to_dict()
+    return snapshot_scheduler(address, timeout=timeout, mode=mode).to_dict()
 
 
 class MemoryCache:
@@ -33,16 +33,16 @@ class MemoryCache:
         self._cache: dict[str, tuple[float, dict[str, Any] | None]] = {}
         self._pending: dict[str, asyncio.Future] = {}
 
-    def _read(self, address: str, backend: str) -> dict[str, Any] | None:
+    def _read(self, address: str, mode: str) -> dict[str, Any] | None:
         try:
-            return memory_totals(self._snapshot(address, self.timeout, backend))
+            return memory_totals(self._snapshot(address, self.timeout, mode))
         except Exception:
             return None  # scheduler gone or slow: the sidebar shows no memory line
 
-    async def _refresh(self, session_id: str, address: str, backend: str) -> None:
+    async def _refresh(self, session_id: str, address: str, mode: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            value = await loop.run_in_executor(self._executor, self._read, address, backend)
+            value = await loop.run_in_executor(self._executor, self._read, address, mode)
             self._cache[session_id] = (time.monotonic(), value)
         finally:
             self._pending.pop(session_id, None)
@@ -60,7 +60,7 @@ class MemoryCache:
             if cached is not None and now - cached[0] < self.max_age:
                 continue
             if sid not in self._pending:
-                self._pending[sid] = asyncio.ensure_future(self._refresh(sid, r["scheduler_address"], r.get("backend", "cpu")))
+                self._pending[sid] = asyncio.ensure_future(self._refresh(sid, r["scheduler_address"], r.get("mode", "cpu")))
             waiting.append(self._pending[sid])
         if waiting:
             await asyncio.wait(waiting, timeout=self.wait)

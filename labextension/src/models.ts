@@ -6,7 +6,7 @@
  */
 
 /** One GPU found by detection (an item of `environment_model(...)["gpus"]`). */
-// mirrors dataclasses.asdict(GPUInfo) in EnvironmentReport.to_dict (gpu_dask_kit.backend, later .environment)
+// mirrors dataclasses.asdict(GPUInfo) in EnvironmentReport.to_dict (gpu_dask_kit.environment_report)
 export interface IGPUInfo {
   index: number;
   name: string;
@@ -51,7 +51,7 @@ export interface IEnvironmentModel {
 }
 
 /** Live use of one GPU (an item of `GPUSample.to_dict()["gpus"]`). */
-// mirrors the dicts built by gpu_dask_kit.backend.sample_gpus
+// mirrors the dicts built by gpu_dask_kit.environment.sample_gpus
 export interface IGPUUse {
   index: number;
   name: string;
@@ -62,7 +62,7 @@ export interface IGPUUse {
 }
 
 /** `GET gpus` */
-// mirrors gpu_dask_kit.backend.GPUSample.to_dict (served by server.sampler.GpuSampler.get)
+// mirrors gpu_dask_kit.environment_report.GPUSample.to_dict (served by server.sampler.GpuSampler.get)
 export interface IGPUSample {
   gpus: IGPUUse[];
   reason: string | null;
@@ -104,7 +104,8 @@ export interface ISessionModel {
   owner_pid: number;
   alive: boolean;
   stale: boolean;
-  backend: string;
+  /** "gpu" | "cpu" */
+  mode: string;
   n_workers: number;
   scheduler_address: string | null;
   dashboard_link: string | null;

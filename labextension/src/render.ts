@@ -186,7 +186,7 @@ function sessionRow(
   row.dataset.kind = session.kind;
   const head = el('div', 'gdk-session-head');
   const workers = session.memory ? session.memory.workers : session.n_workers;
-  const title = `${session.backend.toUpperCase()} · ${workers} worker${workers === 1 ? '' : 's'}`;
+  const title = `${session.mode.toUpperCase()} · ${workers} worker${workers === 1 ? '' : 's'}`;
   head.appendChild(el('span', 'gdk-session-title', title));
   head.appendChild(el('span', `gdk-kind gdk-kind-${session.kind}`, session.kind));
   if (session.stale) {

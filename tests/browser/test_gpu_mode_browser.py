@@ -90,7 +90,7 @@ def test_controls_monitor_and_sidebar_in_gpu_mode(lab_page, lab_server):
         assert all("GiB" in r for r in rows), rows
         pids = [int(p) for p in page.locator("tr.gdkw-worker").evaluate_all("rows => rows.map(r => r.dataset.pid)")]
         (record,) = records(lab_server)
-        assert record["backend"] == "gpu" and {p["pid"] for p in record["processes"]} == set(pids)
+        assert record["mode"] == "gpu" and {p["pid"] for p in record["processes"]} == set(pids)
 
         # the sidebar: both simulated GPUs, and the session in GPU mode with its device-memory line
         run_command(page, "gpu-dask-kit:show-sidebar")

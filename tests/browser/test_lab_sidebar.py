@@ -151,7 +151,7 @@ def test_stale_session_is_marked_and_can_be_removed(lab_page, lab_server):
     # a process registers a session and exits: its record is stale
     code = (
         "from gpu_dask_kit import registry\n"
-        "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, backend='cpu',"
+        "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, mode='cpu',"
         " n_workers=1, options={}, kind='script')\nprint(r.id)"
     )
     sid = subprocess.run([sys.executable, "-c", code], env=lab_server.env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()

@@ -250,7 +250,7 @@ def test_gpu_monitor_markup_with_fake_numbers(browser):
         model = viewmodel.monitor_model(memory, "2 GPUs found.")
         history.add(model)
     body = (
-        markup.status_html(state="running", backend="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status", reason="2 GPUs found.")
+        markup.status_html(state="running", mode="gpu", n_workers=2, dashboard_link="/user/ada/proxy/8787/status", reason="2 GPUs found.")
         + markup.monitor_header_html(model)
         + markup.monitor_table_html(model)
         + markup.chart_html(history, model)

@@ -19,9 +19,8 @@ SIMGPU_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _forget_kit_detection() -> None:
-    """The kit initialises NVML once per process; forget that (backend.py now, environment.py after
-    the refactor of issue 12)."""
-    for name in ("gpu_dask_kit.environment", "gpu_dask_kit.backend"):
+    """The kit initialises NVML once per process (gpu_dask_kit.environment); forget that."""
+    for name in ("gpu_dask_kit.environment",):
         try:
             module = importlib.import_module(name)
         except ImportError:

@@ -51,7 +51,7 @@ def test_gpu_job_runs_dask_cuda_worker_on_simulated_gpus(slurm_clean, sim_gpus, 
         out = capsys.readouterr().out
         # device="auto" picked GPU jobs because the partition's nodes have GPUs (sinfo %G), not this machine
         assert "Started a GPU cluster with 2 worker(s). Its workers are SLURM jobs (dask cuda worker, 2 GPU(s) per job)" in out, out
-        assert session.mode == "gpu" and session.record.backend == "gpu"
+        assert session.mode == "gpu" and session.record.mode == "gpu"
         assert len(squeue_jobs(name)) == 1  # one job, one worker per GPU of the job
         visible = session.client.run(_visible_devices)
         assert sorted(visible.values()) == ["0,1", "1,0"], visible  # dask-cuda: each worker first on its own GPU

@@ -18,7 +18,7 @@ PROBE = [
     "import cupy, numpy as np, dask, dask.array as da\nimport gpu_dask_kit as kit\nfrom gpu_dask_kit import compute",
     "assert getattr(cupy, 'STAND_IN', False), cupy.__file__",
     "session = kit.start_cluster(verbose=False)\nassert session.mode == 'gpu', session.reason\n"
-    "assert dask.config.get('array.backend') == 'cupy' and compute.backend() == 'gpu'",
+    "assert dask.config.get('array.backend') == 'cupy' and compute.mode() == 'gpu'",
     # gpu_dask_kit.compute in GPU mode: device blocks, explicit transfers, the host-fitting model
     "x = compute.random_array((400, 8), chunks=(100, 8), seed=1)\nblock = x.blocks[0].compute()\n"
     "assert type(block).__module__ == 'cupy', type(block)\nassert compute.array_module() is cupy\n"

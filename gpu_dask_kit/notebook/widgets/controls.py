@@ -234,7 +234,7 @@ class ClusterControls(widgets.VBox):
         if session is not None and running:
             try:
                 self.status.value = status_html(
-                    state="running", backend=session.backend, n_workers=session.n_workers, dashboard_link=session.dashboard_link, reason=session.reason
+                    state="running", mode=session.mode, n_workers=session.n_workers, dashboard_link=session.dashboard_link, reason=session.reason
                 )
             except Exception as exc:  # the scheduler went away between the check and the call
                 running = False

@@ -40,7 +40,7 @@ STYLE = """<style>
 
 
 def status_html(
-    *, state: str, backend: str | None = None, n_workers: int | None = None, dashboard_link: str | None = None, reason: str = "", message: str = ""
+    *, state: str, mode: str | None = None, n_workers: int | None = None, dashboard_link: str | None = None, reason: str = "", message: str = ""
 ) -> str:
     """The controls' status line. ``state`` is "running", "stopped" or "busy" (``message`` says doing what).
 
@@ -59,7 +59,7 @@ def status_html(
     )
     why = f"<div class='gdkw-muted gdkw-reason'>{_esc(reason)}</div>" if reason else ""
     return (
-        f"<div class='gdkw-status' data-state='running' style='{_TEXT}'>&#9679; Running: <b>{_esc((backend or '?').upper())}</b> "
+        f"<div class='gdkw-status' data-state='running' style='{_TEXT}'>&#9679; Running: <b>{_esc((mode or '?').upper())}</b> "
         f"cluster, <span class='gdkw-workers'>{n_workers}</span> worker(s){link}{why}</div>"
     )
 
@@ -108,7 +108,7 @@ def monitor_header_html(model: MonitorModel | None, *, note: str = "", compact: 
     if model is None:
         return f"<div class='gdkw-monitor-head' data-state='idle' style='{_TEXT}'><b>Memory</b> &middot; {_esc(note or 'no cluster running')}</div>"
     when = time.strftime("%H:%M:%S", time.localtime(model.time))
-    what = "" if compact else f"{model.backend.upper()} cluster, <span class='gdkw-n'>{model.n_workers}</span> worker(s) &middot; "
+    what = "" if compact else f"{model.mode.upper()} cluster, <span class='gdkw-n'>{model.n_workers}</span> worker(s) &middot; "
     head = (
         f"<div class='gdkw-monitor-head' data-state='live' data-time='{model.time:.3f}' style='{_TEXT}'><b>Memory</b> &middot; "
         f"{what}updated <span class='gdkw-when'>{when}</span>"

@@ -122,7 +122,7 @@ class WorkerRow:
 class MonitorModel:
     """Everything the monitor shows for one snapshot."""
 
-    backend: str
+    mode: str
     time: float
     n_workers: int
     gpu: bool
@@ -145,7 +145,7 @@ def mode_line(reason: str) -> str:
 
 def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
     """The monitor's model of one snapshot (``session.memory()``); ``reason`` is the session's reason."""
-    gpu = memory.backend == "gpu" or any(w.device_data is not None or w.gpu_total_in_use is not None for w in memory.workers)
+    gpu = memory.mode == "gpu" or any(w.device_data is not None or w.gpu_total_in_use is not None for w in memory.workers)
     rows = tuple(
         WorkerRow(
             w.name,
@@ -166,7 +166,7 @@ def monitor_model(memory: Any, reason: str = "") -> MonitorModel:
     totals = {key: memory.total(key) for key, _, _ in SERIES}
     totals["host_memory_limit"] = memory.total("host_memory_limit")
     totals["device_memory_limit"] = memory.total("device_memory_limit")
-    return MonitorModel(memory.backend, memory.time, len(memory.workers), gpu, line, rows, totals)
+    return MonitorModel(memory.mode, memory.time, len(memory.workers), gpu, line, rows, totals)
 
 
 #: The time series of cluster totals: (ClusterMemory field, legend, colour).

@@ -1,8 +1,11 @@
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 import gpu_dask_kit as kit
 from gpu_dask_kit.monitor import ClusterMemory, WorkerMemory
+from gpu_dask_kit.plan import WorkerSpec
 
 
 def test_memory_snapshot_of_a_real_cpu_cluster(no_leaks):
@@ -96,12 +99,13 @@ def test_a_device_limit_that_is_not_bytes_means_none_known(given):
     assert w.device_memory_limit is None and w.device_fraction is None and w.device_memory_total is None
 
 
-def test_session_repr_with_dask_cudas_default_device_limit():
-    """Defect 3, repr side: ``format_bytes("default")`` raised in the session's HTML repr."""
-    from types import SimpleNamespace
-
+def test_session_repr_of_a_unified_memory_plan():
+    """Defect 3, repr side: ``format_bytes("default")`` raised in the session's HTML repr. The worker spec of a
+    unified-memory GPU now carries no device limit (None), and the repr says spilling is off."""
     from gpu_dask_kit.notebook.reprs import session_html
 
-    plan = SimpleNamespace(kwargs={"memory_limit": 2**30, "device_memory_limit": "default"})
+    spec = WorkerSpec("gpu", 1, 1, 2**30, devices=("0",), device_memory_limit=None)
+    plan = SimpleNamespace(spec=spec)
     session = SimpleNamespace(closed=False, mode="gpu", reason="1 GPU.", n_workers=1, scheduler_address="tcp://x:1", dashboard_link=None, plan=plan, notes=[])
-    assert "no device spilling on a unified-memory GPU" in session_html(session)
+    html = session_html(session)
+    assert "Spill GPU&rarr;host above" in html and ">off<" in html.replace(" ", ""), html

@@ -28,18 +28,16 @@ def template(name: str) -> Template:
 
 
 def spill_text(limit: object) -> str:
-    """The spill limit as text: bytes, "off", or dask-cuda's own choice (``"default"``/``"auto"``, given on
-    unified-memory GPUs, where the device has no memory of its own to spill from).
+    """The spill limit of the worker spec as text: bytes, a share each worker resolves on its own GPU (SLURM
+    jobs), or "off" (no device spilling: none asked for, or a unified-memory GPU with no memory of its own).
 
-    >>> spill_text(2**30), spill_text(0), spill_text(None), spill_text("default")
-    ('1.00 GiB', 'off', 'off', "dask-cuda's default ('default': no device spilling on a unified-memory GPU)")
+    >>> spill_text(2**30), spill_text(0.8), spill_text(0), spill_text(None)
+    ('1.00 GiB', "80% of each worker's GPU", 'off', 'off')
     """
+    if isinstance(limit, float) and 0 < limit <= 1:
+        return f"{limit:.0%} of each worker's GPU"
     nbytes = as_bytes(limit)
-    if nbytes is not None:
-        return format_bytes(nbytes)
-    if isinstance(limit, str) and limit:
-        return f"dask-cuda's default ({limit!r}: no device spilling on a unified-memory GPU)"
-    return "off"
+    return format_bytes(nbytes) if nbytes else "off"
 
 
 def session_html(session: ClusterSession) -> str:
@@ -59,7 +57,7 @@ def session_html(session: ClusterSession) -> str:
         limit = session.plan.spec.memory_limit
         rows.append(("Host memory / worker", esc(format_bytes(limit) if isinstance(limit, int) and limit else str(limit or "no limit"))))
         if session.mode == "gpu":
-            rows.append(("Spill GPU&rarr;host above", esc(spill_text(session.plan.spec.device_limit_bytes))))
+            rows.append(("Spill GPU&rarr;host above", esc(spill_text(session.plan.spec.device_memory_limit))))
     row = template("row")
     body = "".join(row.substitute(label=k, value=v) for k, v in rows)
     notes = "".join(f"<li>{esc(n)}</li>" for n in session.notes)

@@ -291,7 +291,7 @@ def run(args) -> dict:
             clusters[device] = {
                 "mode": session.mode,
                 "n_workers": session.n_workers,
-                "threads_per_worker": session.plan.kwargs.get("threads_per_worker") if session.plan else None,
+                "threads_per_worker": session.plan.spec.threads_per_worker if session.plan else None,
             }
             try:
                 for name in names:

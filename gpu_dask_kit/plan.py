@@ -102,17 +102,6 @@ class ClusterPlan:
     def n_workers(self) -> int:
         return self.spec.n_workers
 
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        """Deprecated view for readers not yet moved to :attr:`spec` (use ``plan.spec.device_memory_limit``)."""
-        spec = self.spec
-        return {
-            "n_workers": spec.n_workers,
-            "threads_per_worker": spec.threads_per_worker,
-            "memory_limit": spec.memory_limit,
-            "device_memory_limit": spec.device_memory_limit,
-        }
-
 
 #: A worker's memory_limit below this cannot even hold the worker process (a bare 1 means 1 byte).
 MIN_WORKER_MEMORY = 64 * 2**20

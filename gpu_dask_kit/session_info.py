@@ -119,8 +119,8 @@ class SessionInfo:
         from .monitor import snapshot
 
         clients.warn_if_foreign(self)  # a Client(...) made after start_cluster() computes elsewhere
-        limit = self.plan.kwargs.get("device_memory_limit") if self.plan is not None else None
-        return snapshot(self.kit_client, mode=self.mode, device_memory_limit=limit or None, fresh=True)
+        limit = self.plan.spec.device_limit_bytes if self.plan is not None else None
+        return snapshot(self.kit_client, mode=self.mode, device_memory_limit=limit, fresh=True)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{self.n_workers} workers"

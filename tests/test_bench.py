@@ -155,6 +155,7 @@ def test_gpu_set_up_and_peak_fractions_with_a_fake_report():
 
     from bench import bench_scaling, bench_start_close, bench_workloads, peaks
     from gpu_dask_kit import ClusterOptions
+    from gpu_dask_kit.deploy.local import cluster_kwargs
     from gpu_dask_kit.environment import EnvironmentReport, GPUInfo, LibraryInfo, Reason
     from gpu_dask_kit.plan import make_plan
 
@@ -165,17 +166,15 @@ def test_gpu_set_up_and_peak_fractions_with_a_fake_report():
     # The kit side of the GPU comparison asks for what the raw side builds by hand.
     libs = {"dask_cuda": LibraryInfo(True, "26.10", True), "rmm": LibraryInfo(True, "26.10"), "cupy": LibraryInfo(True, "13.6")}
     report = EnvironmentReport("gpu", Reason.OK, "GPU mode", (h100,), "580", "13.0", libs, cpu_count=16)
-    kit = make_plan(
-        ClusterOptions.from_config(
-            device="gpu",
-            n_workers=1,
-            threads_per_worker=1,
-            memory_limit=bench_start_close.GPU_HOST_MEMORY,
-            rmm_pool_size=cfg["pool"],
-            device_memory_limit=cfg["device_memory_limit"],
-        ),
-        report,
-    ).kwargs
+    options = ClusterOptions.from_config(
+        device="gpu",
+        n_workers=1,
+        threads_per_worker=1,
+        memory_limit=bench_start_close.GPU_HOST_MEMORY,
+        rmm_pool_size=cfg["pool"],
+        device_memory_limit=cfg["device_memory_limit"],
+    )
+    kit = cluster_kwargs(make_plan(options, report), options)
     assert (kit["n_workers"], kit["CUDA_VISIBLE_DEVICES"], kit["rmm_pool_size"], kit["device_memory_limit"], kit["memory_limit"]) == (
         1,
         "0",

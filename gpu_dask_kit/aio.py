@@ -24,8 +24,6 @@ import asyncio
 from collections.abc import Callable, Generator
 from typing import Any
 
-from distributed.client import ensure_default_client
-
 from .errors import ClusterStartError
 
 __all__ = ["AsyncStart", "Done", "attach_async_client", "close", "close_soon", "make_default"]
@@ -36,6 +34,8 @@ _closing: set[asyncio.Task] = set()
 
 def make_default(client: Any) -> Any:
     """Make ``client`` (the kit's synchronous one) dask's default client again; return it."""
+    from distributed.client import ensure_default_client  # distributed: imported when a cluster runs
+
     ensure_default_client(client)
     return client
 

@@ -25,7 +25,6 @@ from .errors import ClusterStartError, KitWarning, OptionError
 from .options import ClusterOptions
 from .plan import ClusterPlan
 from .processes import end_processes
-from .resource_check import ResourceCheck
 from .session_info import SessionInfo
 
 __all__ = ["ClusterSession", "start_cluster", "start_cluster_with", "start_session", "current_session", "close_all", "owned_session"]
@@ -252,6 +251,8 @@ def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> C
     )
     if session.cluster is not None:
         try:
+            from .resource_check import ResourceCheck  # a SchedulerPlugin: distributed, imported when a cluster runs
+
             session.kit_client.register_plugin(ResourceCheck())  # refuse tasks asking for resources no worker has
         except BaseException:
             session.close_now()

@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test lint test-unit test-properties test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -50,7 +50,7 @@ lint: setup
 UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
 
 test-unit: setup
-	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow" -p no:cacheprovider
+	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow and not reruns" -p no:cacheprovider
 
 # The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).
 test-properties: setup
@@ -60,6 +60,10 @@ test-properties: setup
 # harness end to end, 16 SLURM workers.
 test-slow: setup
 	$(BIN)/python -m pytest tests $(UNIT_IGNORE) -m slow -p no:cacheprovider --timeout=2400
+
+# Each notebook run twice, restart-then-later-cell, close-then-any-cell: not in .ci/run yet (a known hang, see the test).
+test-reruns: setup
+	$(BIN)/python -m pytest tests/test_notebook_reruns.py -m reruns -p no:cacheprovider --timeout=2400
 
 test-browser: setup
 	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider

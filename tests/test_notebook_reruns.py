@@ -48,7 +48,11 @@ def _run(client, nb, indexes, allowed: tuple[str, ...] = ()) -> list[str]:
     return problems
 
 
-@pytest.mark.slow
+# Not in `make test-slow` (.ci/run) yet: on 2026-11-24 00_start_here hung in "restart, then a later cell"
+# (cell 21's compute waited for workers that never came back after `session.client.restart()` while the
+# notebook's widget was shown; a plain script restarts fine). A hang costs nbclient's 600 s per cell, so this
+# tier runs on demand (`make test-reruns`) until that is fixed (issue 22, item 6).
+@pytest.mark.reruns
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_dir, monkeypatch):

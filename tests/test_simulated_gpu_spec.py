@@ -35,14 +35,14 @@ def test_mig_uuid_in_cuda_visible_devices_plans_against_the_slice(sim_gpus, monk
     options = ClusterOptions.from_config(device_memory_limit=0.5)
     plan = make_plan(options, report)
     assert cluster_kwargs(plan, options)["CUDA_VISIBLE_DEVICES"] == second
-    assert plan.kwargs["device_memory_limit"] == 10 * GiB  # half of the 20 GiB slice, not of the 80 GiB GPU
+    assert plan.spec.device_memory_limit == 10 * GiB  # half of the 20 GiB slice, not of the 80 GiB GPU
 
 
 def test_mig_enabled_gpu_by_index_is_sized_by_its_slice(sim_gpus):
     _mig_gpu(sim_gpus)
     report = _with_library(kit.detect(), "rmm")
     plan = make_plan(ClusterOptions.from_config(device_memory_limit=0.5, rmm_pool_size=0.5), report)
-    assert plan.kwargs["device_memory_limit"] == 5 * GiB  # CUDA runs on the first slice (10 GiB)
+    assert plan.spec.device_memory_limit == 5 * GiB  # CUDA runs on the first slice (10 GiB)
     with pytest.raises(kit.OptionError) as info:
         make_plan(ClusterOptions.from_config(rmm_pool_size="16GiB"), report)
     assert info.value.parameter == "rmm_pool_size" and "MIG" in str(info.value)

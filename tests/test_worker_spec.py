@@ -55,7 +55,8 @@ def test_slurm_sizes_are_refused_like_local_ones_before_any_job(changes, paramet
 
 def test_unified_memory_plan_carries_bytes_or_none_as_the_device_limit():
     rep = dataclasses.replace(report(), gpus=(GPUInfo(0, "GB10", "GPU-0", None, None),))
-    limit = make_plan(ClusterOptions.from_config(), rep).kwargs["device_memory_limit"]
+    options = ClusterOptions.from_config()
+    limit = cluster_kwargs(make_plan(options, rep), options)["device_memory_limit"]
     assert limit is None or isinstance(limit, int)
 
 

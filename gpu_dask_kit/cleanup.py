@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from . import registry
+from . import credentials, registry
 from .processes import end_processes
 from .session import owned_session
 
@@ -39,7 +39,7 @@ def _shutdown_remote(record: registry.SessionRecord, timeout: float) -> None:
         try:
             from distributed import Client
 
-            with Client(record.scheduler_address, timeout=min(timeout, 5), set_as_default=False) as client:
+            with Client(record.scheduler_address, timeout=min(timeout, 5), set_as_default=False, security=credentials.for_record(record)) as client:
                 client.shutdown()
         except Exception:
             pass  # the scheduler is gone already: end the recorded processes below

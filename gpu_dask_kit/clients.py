@@ -18,6 +18,7 @@ from typing import Any
 
 import dask.config
 
+from . import credentials
 from .errors import ClusterStartError, KitWarning
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "foreign_default_client",
     "warn_if_foreign",
     "watch_ipython",
+    "connection_hint",
 ]
 
 _warned: set[str] = set()
@@ -101,6 +103,27 @@ def warn_if_foreign(session: Any, stacklevel: int = 3) -> Any:
         stacklevel=stacklevel,
     )
     return client
+
+
+def connection_hint(exc: BaseException) -> str | None:
+    """One sentence for a ``Client(...)`` that failed on a TLS scheduler of the kit (None for other errors):
+    without certificate (distributed's ``TypeError`` about ``ssl_context``), or by ``tcp://`` (reset)."""
+    if isinstance(exc, TypeError) and "TLS expects a `ssl_context`" in str(exc):
+        return (
+            "gpu-dask-kit: this scheduler talks TLS (every cluster the kit starts does, so that no other account can use it) "
+            "and this Client has no certificate. Use `session.client`, or `gpu_dask_kit.start_cluster(scheduler_address=ADDRESS)`, "
+            "which finds your own session's certificate; for a scheduler someone else started, pass "
+            "security=Security(...) with the certificates they gave you."
+        )
+    record = credentials.tls_session(str(exc)) if isinstance(exc, OSError) else None
+    if record is None:
+        return None
+    plain = "tcp://" + (record.scheduler_address or "").removeprefix("tls://")
+    return (
+        f"gpu-dask-kit: {plain} is your session {record.id}, whose scheduler talks TLS only. Use `session.client` in its "
+        f"notebook, or `gpu_dask_kit.start_cluster(scheduler_address={record.scheduler_address!r})` anywhere else as this "
+        "user: the kit finds the session's certificate."
+    )
 
 
 def load_ipython_hooks(current: Callable[[], Any]) -> None:

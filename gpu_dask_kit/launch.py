@@ -1,18 +1,20 @@
 """The one start path around every deploy target: dask's config before and after, the script checks, the
-error a failed start raises. :func:`start` returns the target's :class:`~gpu_dask_kit.deploy.deployment.Deployment`
-and the dask config to restore at close; :mod:`gpu_dask_kit.session` wraps it in a ``ClusterSession``.
+error a failed start raises, the warning about a plain-TCP cluster (``security=False``) that others could
+use. :func:`start` returns the target's :class:`~gpu_dask_kit.deploy.deployment.Deployment` and the dask
+config to restore at close; :mod:`gpu_dask_kit.session` wraps it in a ``ClusterSession``.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import dask.config
 
-from . import clients, guard, registry
+from . import clients, credentials, guard, registry
 from .deploy.deployment import Deployment, target_module, target_name
 from .environment import detect
-from .errors import ClusterStartError, OptionError
+from .errors import ClusterStartError, KitWarning, OptionError
 from .links import link_config
 from .options import ClusterOptions
 
@@ -42,6 +44,10 @@ def start(opts: ClusterOptions, kind: str = "notebook", security: Any = None) ->
             raise
         raise _start_error(exc) from exc
     dask.config.set({"array.backend": deployment.array_backend, "dataframe.backend": deployment.dataframe_backend})
+    if name != "connect" and security is None and not opts.security:
+        exposed = credentials.exposure(opts.host, deployment.client.scheduler.address)
+        if exposed:
+            warnings.warn(exposed, KitWarning, stacklevel=4)
     return deployment, previous
 
 

@@ -4,7 +4,8 @@ Records only: this module writes, reads and removes records; it ends no process 
 cluster (that is :func:`gpu_dask_kit.session.shutdown_session`). The kit's scheduler plugin
 (:mod:`gpu_dask_kit.plugins`) writes the record of every cluster the kit starts and keeps it in step
 with the workers. A record names the session's worker processes (pid + start time), so that cleanup
-only ever ends those processes, never a recycled pid; a SLURM session's record also names its job name
+only ever ends those processes, never a recycled pid (the folder also holds each TLS session's
+credentials, ``tls-<id>/``, removed with its record); a SLURM session's record also names its job name
 and job ids (``slurm_job_name``, ``slurm_job_ids``), so that cleanup can cancel its jobs.
 """
 
@@ -14,6 +15,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import socket
 import tempfile
 import uuid
@@ -38,6 +40,7 @@ __all__ = [
     "list_sessions",
     "get_session",
     "validate_session_id",
+    "credentials_dir",
     "prune_dead",
     "process_identity",
 ]
@@ -56,6 +59,11 @@ def runtime_dir() -> Path:
     if xdg and os.path.isdir(xdg) and os.access(xdg, os.W_OK):
         return Path(xdg) / "gpu-dask-kit"
     return Path.home() / ".local" / "share" / "gpu-dask-kit" / "runtime"
+
+
+def credentials_dir(session_id: str) -> Path:
+    """The folder of a session's TLS credentials (:mod:`gpu_dask_kit.credentials`), removed with its record."""
+    return runtime_dir() / f"tls-{validate_session_id(session_id)}"
 
 
 def _ensure_dir() -> Path:
@@ -181,8 +189,8 @@ def _write(record: SessionRecord) -> None:
 
 
 def unregister(session_id: str) -> None:
-    """Remove a record (idempotent)."""
-    validate_session_id(session_id)
+    """Remove a record and the session's credentials (idempotent)."""
+    shutil.rmtree(credentials_dir(session_id), ignore_errors=True)
     try:
         (runtime_dir() / f"session-{session_id}.json").unlink()
     except FileNotFoundError:

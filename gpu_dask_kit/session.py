@@ -182,16 +182,22 @@ def _live() -> ClusterSession | None:
 def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: bool = False, **options: Any) -> Any:
     """Start (or reuse) a GPU or CPU Dask cluster and its client. Keywords are :class:`ClusterOptions` fields.
 
-    ``verbose`` prints one line saying what was done and why. ``security`` (a
-    ``distributed.security.Security``) is used to connect to a TLS scheduler in connect mode; for a cluster
-    the kit starts, it (or ``security=True``: temporary self-signed certificates) switches the scheduler,
-    workers and client to TLS, so that other users of a shared machine cannot use the cluster.
+    ``verbose`` prints one line saying what was done and why. ``security``: by default (True) a cluster the
+    kit starts talks TLS with credentials of its own, so that no other account of a shared machine can use
+    it; ``security=False`` is plain TCP (warned about where other accounts exist). A
+    ``distributed.security.Security`` is used as given (e.g. to connect to a TLS scheduler you started).
     ``asynchronous=True`` returns an awaitable for ``async`` code (``session = await start_cluster(
     asynchronous=True)``; ``session.client`` is then an asynchronous client; see :mod:`gpu_dask_kit.aio`).
     Every option is checked against this machine before any process starts.
     """
     if not isinstance(asynchronous, bool):
         raise OptionError("asynchronous", asynchronous, "True or False", "pass asynchronous=True in async code, else leave it out")
+    if isinstance(security, (bool, str)):  # the option (checked with the others); a Security object is used as given
+        options, security = {**options, "security": security}, None
+    elif security is not None and not hasattr(security, "get_connection_args"):
+        raise OptionError(
+            "security", security, "True, False or a distributed.security.Security", "leave it out: the default is TLS with the session's own credentials"
+        )
     opts = ClusterOptions.from_config(**options)
     if not asynchronous:
         session = start_cluster_with(opts, verbose=verbose, security=security)

@@ -104,12 +104,17 @@ def test_default_cluster_listens_on_loopback_only(no_leaks):
         assert not missing, f"not found listening on loopback: {missing} (listening: {listening})"
         assert {ports[expected["worker 0"]], ports[expected["worker 1"]]} == set(worker_pids.values())
         assert session.dashboard_link.startswith("http://127.0.0.1:")
-        # Documented limitation (docs/security.md, threat 2): loopback is not authentication.
-        # Any local process can connect without credentials and run code in the workers.
+        # Loopback is not authentication (docs/security.md, threat 2): the default cluster talks TLS, so a
+        # client without the session's credentials is refused, and one with them (from the registry) gets in.
         from distributed import Client
 
-        with Client(session.scheduler_address, set_as_default=False, timeout=10) as stranger:
-            assert stranger.run(os.getpid) == worker_pids
+        from gpu_dask_kit import credentials
+
+        assert session.scheduler_address.startswith("tls://")
+        with pytest.raises((TypeError, OSError)):
+            Client(session.scheduler_address.replace("tls://", "tcp://"), set_as_default=False, timeout=5)
+        with Client(session.scheduler_address, set_as_default=False, timeout=10, security=credentials.for_address(session.scheduler_address)) as owner:
+            assert owner.run(os.getpid) == worker_pids
     finally:
         session.close()
 

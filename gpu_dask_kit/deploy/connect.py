@@ -11,7 +11,7 @@ from typing import Any
 
 import dask.config
 
-from .. import registry
+from .. import credentials, registry
 from ..environment import EnvironmentReport, detect
 from ..errors import ConnectError
 from ..options import ClusterOptions
@@ -51,9 +51,18 @@ def connect(opts: ClusterOptions, security: Any) -> Any:
     target = opts.scheduler_file or opts.scheduler_address
     param = "scheduler_file" if opts.scheduler_file else "scheduler_address"
     address = scheduler_file_address(opts.scheduler_file) if opts.scheduler_file else opts.scheduler_address
+    twin = credentials.tls_session(address or "") if address and address.startswith("tcp://") else None
+    if twin is not None:
+        raise ConnectError(
+            f"{param}={target!r}: that is your gpu-dask-kit session {twin.id}, whose scheduler talks TLS only: "
+            f"connect with scheduler_address={twin.scheduler_address!r} (the kit finds its credentials)."
+        )
+    if address and address.startswith("tls://") and security is None:
+        security = credentials.for_address(address)  # a session of this account: its own credentials
     if address and address.startswith("tls://") and security is None and not dask.config.get("distributed.comm.tls.ca-file", None):
         raise ConnectError(
-            f"{param}={target!r}: this scheduler uses TLS ({address}), so the kit needs its certificates: pass "
+            f"{param}={target!r}: this scheduler uses TLS ({address}) and is not one of your gpu-dask-kit sessions "
+            "(`gpu-dask-kit sessions` lists them), so the kit has no certificate for it: pass "
             "security=Security(tls_ca_file=..., tls_client_cert=..., tls_client_key=...) "
             "(from distributed.security import Security), or ask whoever started the scheduler for them."
         )

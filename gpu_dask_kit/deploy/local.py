@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import registry
+from .. import credentials, registry
 from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
 from ..options import ClusterOptions
@@ -21,7 +21,7 @@ from ..processes import end_processes, processes
 from .deployment import Deployment
 from .deployment import wait_for_workers as wait_for_workers
 
-__all__ = ["cluster_kwargs", "new_record", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory", "wait_for_workers"]
+__all__ = ["cluster_kwargs", "new_record", "session_security", "build_cluster", "start", "worker_pids", "abort", "prepare_local_directory", "wait_for_workers"]
 
 # No ``death_timeout`` for local clusters: distributed applies it to the nanny's own start as well, and a
 # nanny whose worker takes longer than that to spawn (a loaded 2-core machine: >10 s) closes its listener
@@ -88,6 +88,14 @@ def new_record(options: ClusterOptions, plan: ClusterPlan, kind: str) -> registr
     return registry.new_record(scheduler_address=None, dashboard_link=None, mode=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
 
 
+def session_security(options: ClusterOptions, record: registry.SessionRecord, security: Any = None) -> Any:
+    """What the cluster of ``record`` runs with: the caller's ``Security`` object, else new per-session
+    credentials (:mod:`gpu_dask_kit.credentials`) unless ``options.security`` is False (plain TCP)."""
+    if security is not None:
+        return security
+    return credentials.create(record.id) if options.security else None
+
+
 def build_cluster(
     options: ClusterOptions, plan: ClusterPlan, *, record: registry.SessionRecord | None = None, asynchronous: bool = False, security: Any = None
 ) -> Any:
@@ -95,8 +103,8 @@ def build_cluster(
 
     With ``record`` the scheduler carries the kit's :class:`SessionRecordPlugin` for it. With
     ``asynchronous=True`` the result must be awaited (dask-labextension's factory does that).
-    ``security`` (a ``distributed.security.Security``, or True for temporary self-signed certificates)
-    makes the scheduler, workers and client talk TLS (``tls://``) instead of plain TCP.
+    ``security`` (a ``distributed.security.Security``, see :func:`session_security`) makes the scheduler,
+    workers and client talk TLS (``tls://``) instead of plain TCP.
     """
     prepare_local_directory(options)
     kwargs = dict(cluster_kwargs(plan, options), asynchronous=asynchronous)
@@ -104,7 +112,7 @@ def build_cluster(
         from ..plugins import SessionRecordPlugin  # distributed: imported only when a cluster starts
 
         kwargs["scheduler_kwargs"] = dict(kwargs.get("scheduler_kwargs") or {}, plugins=[SessionRecordPlugin(record)])
-    if security is not None and security is not False:
+    if security is not None:
         kwargs.update(security=security, protocol="tls://")
     if plan.mode == "gpu":
         from dask_cuda import LocalCUDACluster
@@ -123,11 +131,12 @@ def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = No
     record = new_record(options, plan, kind)
     cluster = client = None
     try:
-        cluster = build_cluster(options, plan, record=record, security=security)
+        cluster = build_cluster(options, plan, record=record, security=session_security(options, record, security))
         client = Client(cluster, set_as_default=True)
         client.wait_for_workers(plan.n_workers, timeout=options_timeout(options))
     except BaseException:
         abort(client, cluster)
+        credentials.remove(record.id)
         raise
     return Deployment("local", plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), plan.array_backend, plan.dataframe_backend)
 

@@ -157,13 +157,16 @@ def start_slurm(
     job_name: str | None = None,
     log_directory: str | None = None,
     scheduler_plugins: Callable[[SlurmPlan], list[Any]] | None = None,
+    security: Any = None,
 ) -> tuple[Any, SlurmPlan]:
     """Check, submit and wait: returns ``(SLURMCluster, plan)`` once ``plan.n_workers`` workers connected.
 
     Every check runs before the first ``sbatch``. On any failure (timeout, jobs that die, Ctrl-C) every job
     submitted is cancelled and the scheduler closed before the error is raised. ``scheduler_plugins(plan)``,
     called once the checks passed, gives the scheduler's plugins (the kit's registry plugin);
-    ``plan.reason`` says where the workers run.
+    ``plan.reason`` says where the workers run. ``security`` (a ``Security`` with file paths) goes to
+    dask-jobqueue's own TLS support: the scheduler listens on ``tls://`` and each job script passes the
+    certificate's paths to its worker (``--tls-ca-file/--tls-cert/--tls-key``).
     """
     if mode == "auto":
         if missing_commands():
@@ -190,6 +193,8 @@ def start_slurm(
     what = f"dask cuda worker, {plan.workers_per_job} GPU(s) per job" if plan.mode == "gpu" else "dask worker"
     plan.reason = f"Its workers are SLURM jobs ({what}) on partition {part.name!r}, job name {plan.job_name}."
     kwargs = dict(plan.kwargs)
+    if security is not None:
+        kwargs["security"] = security
     if scheduler_plugins:
         kwargs["scheduler_options"] = dict(kwargs["scheduler_options"], plugins=scheduler_plugins(plan))
     cluster = cluster_class()(**kwargs)

@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 
-from .. import registry
+from .. import credentials, registry
 from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
 from ..plan import client_backends
@@ -101,16 +101,19 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
     Raises :class:`OptionError` before any ``sbatch`` for bad options; on any later failure every job is
     cancelled and the scheduler closed before the error is raised.
     """
-    if security is not None and security is not False:
+    if security is not None:
         raise OptionError(
             "security",
             security,
-            'None with deploy="slurm" (the kit does not set up TLS for SLURM jobs)',
-            "leave security out, or start a TLS SLURMCluster with dask-jobqueue yourself and connect with scheduler_address=",
+            'True or False with deploy="slurm" (the kit makes the jobs\' credentials itself)',
+            "leave security out: the jobs get the session's own certificate through dask-jobqueue",
         )
     registry.prune_dead()
     prune_stale()
     record = registry.new_record(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options=options.to_dict(), kind=kind)
+    if options.security:  # the jobs read the files (their folder is the user's only); see credentials.file_security
+        credentials.create(record.id)
+        security = credentials.file_security(record.id)
     plugin: list[SlurmRecordPlugin] = []
 
     def plugins(plan: SlurmPlan) -> list[Any]:
@@ -119,7 +122,10 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
         return plugin
 
     try:
-        cluster, plan = start_slurm(options, on_wait=on_wait or print, scheduler_plugins=plugins)
+        cluster, plan = start_slurm(options, on_wait=on_wait or print, scheduler_plugins=plugins, security=security)
+    except BaseException:
+        credentials.remove(record.id)
+        raise
     finally:
         if record.slurm_job_name and (not plugin or plugin[0].closed):
             JOB_HOOKS.pop(record.slurm_job_name, None)  # a start that failed

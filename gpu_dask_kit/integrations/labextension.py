@@ -23,7 +23,7 @@ from typing import Any
 
 import dask.config
 
-from .. import guard
+from .. import credentials, guard
 from ..deploy import local
 from ..environment import detect
 from ..errors import ClusterStartError
@@ -71,7 +71,12 @@ async def _start_async(options: ClusterOptions) -> Any:
     report = await asyncio.to_thread(detect, options.device)  # NVML and metadata off the loop
     plan = make_plan(options, report)
     record = local.new_record(options, plan, "labextension")
-    cluster = await local.build_cluster(options, plan, record=record, asynchronous=True)
+    security = await asyncio.to_thread(local.session_security, options, record)  # the session's own TLS credentials
+    try:
+        cluster = await local.build_cluster(options, plan, record=record, asynchronous=True, security=security)
+    except BaseException:
+        credentials.remove(record.id)
+        raise
     check = ResourceCheck()
     cluster.scheduler.add_plugin(check)  # in this process: the scheduler of an asynchronous LocalCluster
     await check.start(cluster.scheduler)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..clients import foreign_default_client
+from ..clients import connection_hint, foreign_default_client
 from ..memory import format_bytes
 from .rerun import explain_rerun, kind_of
 
@@ -78,7 +78,7 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None) -> s
             "went over its memory_limit and its nanny restarted it." + limits + " Use smaller chunks, fewer "
             "threads_per_worker, or a larger memory_limit; session.memory() shows what each worker holds." + usable
         )
-    return None
+    return connection_hint(exc)  # a Client(...) without the certificate of a kit cluster (TLS)
 
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
@@ -122,6 +122,6 @@ def _install(shell: Any) -> bool:
     from distributed.scheduler import KilledWorker
     from distributed.utils import CancelledError
 
-    shell.set_custom_exc((MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError), _handler)
+    shell.set_custom_exc((MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError), _handler)
     shell._gpu_dask_kit_hints = True
     return True

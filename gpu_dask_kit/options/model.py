@@ -73,6 +73,7 @@ class ClusterOptions:
     scheduler_file: str | None = _D["scheduler_file"]
     connect_timeout: float = _D["connect_timeout"]
     host: str = _D["host"]
+    security: bool = _D["security"]
     start_timeout: float = _D["start_timeout"]
     deploy: str = _D["deploy"]
     partition: str | None = _D["partition"]

@@ -118,6 +118,9 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           "a number of seconds > 0", unit="seconds"),
     _Spec("host", v.host, "127.0.0.1", str, "Network interface the scheduler and workers listen on. Keep 127.0.0.1 on shared machines.",
           'an IP address or host name such as "127.0.0.1"'),
+    _Spec("security", v.flag, True, bool, "TLS with a certificate of the session's own (in your registry folder, readable by you only), so no "
+          "other account of the machine can connect. False: plain TCP, which every account that can reach the scheduler can use.",
+          "True or False (or a distributed Security object passed to start_cluster)", kind="flag"),
     _Spec("start_timeout", v.seconds, 120.0, float,
           "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
           "a number of seconds > 0", unit="seconds"),

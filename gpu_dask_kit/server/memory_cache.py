@@ -12,15 +12,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .. import credentials
 from .models import memory_totals
 
 __all__ = ["MemoryCache"]
 
 
 def _default_snapshot(address: str, timeout: float, mode: str) -> dict[str, Any]:
-    from ..monitor import snapshot_scheduler
+    """A short-lived client of this user's session at ``address`` (with its TLS credentials, if any)."""
+    from distributed import Client
 
-    return snapshot_scheduler(address, timeout=timeout, mode=mode).to_dict()
+    from ..monitor import snapshot
+
+    with Client(address, timeout=timeout, set_as_default=False, security=credentials.for_address(address)) as client:
+        return snapshot(client, mode=mode).to_dict()
 
 
 class MemoryCache:

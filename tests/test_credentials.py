@@ -1,0 +1,314 @@
+"""Clusters are secure by default (issue 20; docs/security.md, threat 2): every cluster the kit starts
+talks TLS with credentials of its own, in the user's registry folder (0700 / 0600); the same account's
+other processes connect through them, another account can neither connect nor read them.
+
+Real clusters, real processes, and (as root) a real second account made with ``useradd``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+import gpu_dask_kit as kit
+from gpu_dask_kit import KitWarning, cleanup, clients, credentials, registry
+
+from .conftest import kit_children, wait_for_no_new_children
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL = dict(device="cpu", n_workers=1, memory_limit="1GiB", verbose=False)
+
+
+def _side_session(**options):
+    """A session beside the module's one (``start_cluster`` would replace that: one current session per process)."""
+    from gpu_dask_kit.options import ClusterOptions
+    from gpu_dask_kit.session import start_session
+
+    return start_session(ClusterOptions.from_config(device="cpu", n_workers=1, memory_limit="1GiB", **options), kind="notebook")
+
+
+def _connect_elsewhere(address: str, extra: str = "") -> tuple[subprocess.CompletedProcess, float]:
+    """``start_cluster(scheduler_address=address)`` in another process of this account; its result and time."""
+    security = ", security=sec" if extra else ""
+    code = f"import gpu_dask_kit as kit\n{extra}\nkit.start_cluster(scheduler_address={address!r}, connect_timeout=3, verbose=False{security})"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return done, time.monotonic() - started
+
+
+@pytest.fixture(scope="module")
+def shared_runtime():
+    """One registry folder for the module, under /tmp (every account can reach /tmp: only the kit's own
+    folder and file modes keep the credentials private)."""
+    path = Path(tempfile.mkdtemp(prefix="gdk-sec-", dir="/tmp"))
+    yield path / "runtime"
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(shared_runtime, monkeypatch):
+    monkeypatch.setenv("GPU_DASK_KIT_RUNTIME_DIR", str(shared_runtime))
+    return shared_runtime
+
+
+@pytest.fixture(scope="module")
+def session(shared_runtime):
+    """A default session (started with umask 0: the modes must not depend on it); stopped, and checked
+    to leave no process, at the end of the module."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("GPU_DASK_KIT_RUNTIME_DIR", str(shared_runtime))
+    before = kit_children()
+    old = os.umask(0)
+    try:
+        s = kit.start_cluster(**SMALL)
+    finally:
+        os.umask(old)
+    yield s
+    s.close()
+    patch.undo()
+    assert not wait_for_no_new_children(before), "processes left running"
+    assert not registry.credentials_dir(s.id).exists(), "close() removes the credentials"
+
+
+@pytest.fixture
+def no_new_processes():
+    """Like conftest's ``no_leaks`` without closing every session (the module's one stays open)."""
+    before = kit_children()
+    yield before
+    assert not wait_for_no_new_children(before), "processes left running"
+
+
+def _python(code: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def test_a_default_session_talks_tls_with_private_credentials(session):
+    assert session.scheduler_address.startswith("tls://")
+    folder = registry.credentials_dir(session.id)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert sorted(p.name for p in folder.iterdir()) == [credentials.CERT, credentials.KEY]
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in folder.iterdir())
+    assert "PRIVATE KEY" in (folder / credentials.KEY).read_text()
+    assert session.client.submit(lambda: 6 * 7).result(timeout=30) == 42
+    (record,) = registry.list_sessions()
+    assert record.scheduler_address == session.scheduler_address and credentials.for_record(record) is not None
+
+
+def test_the_owners_other_processes_connect(session, tmp_path):
+    """A script with --scheduler-file / --scheduler-address, `gpu-dask-kit sessions` and the server's memory
+    read: the same account gets in with no extra step."""
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler_file.write_text(json.dumps({"address": session.scheduler_address}))
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import argparse, os\n"
+        "from gpu_dask_kit.scripts import add_cluster_args, start_cluster_from_args\n"
+        "if __name__ == '__main__':\n"
+        "    args = add_cluster_args(argparse.ArgumentParser()).parse_args()\n"
+        "    with start_cluster_from_args(args, verbose=False) as s:\n"
+        "        print('RAN', s.scheduler_address, s.client.submit(os.getpid).result() > 0)\n"
+    )
+    for flag, value in (("--scheduler-file", str(scheduler_file)), ("--scheduler-address", session.scheduler_address)):
+        done = subprocess.run([sys.executable, str(script), flag, value], capture_output=True, text=True, timeout=120)
+        assert f"RAN {session.scheduler_address} True" in done.stdout, done.stdout + done.stderr
+    listed = subprocess.run([sys.executable, "-m", "gpu_dask_kit", "sessions", "--json"], capture_output=True, text=True, timeout=60)
+    assert session.scheduler_address in listed.stdout and "PRIVATE" not in listed.stdout  # addresses, never credentials
+    from gpu_dask_kit.server.memory_cache import _default_snapshot
+
+    assert len(_default_snapshot(session.scheduler_address, 10, "cpu")["workers"]) == 1
+    assert session.n_workers == 1 and [r.id for r in registry.list_sessions()] == [session.id]
+
+
+def test_plain_tcp_and_clients_without_certificate_get_a_sentence(session):
+    from distributed import Client
+
+    plain = "tcp://" + session.scheduler_address.removeprefix("tls://")
+    started = time.monotonic()
+    with pytest.raises(OSError) as reset:
+        Client(plain, timeout=5, set_as_default=False)
+    hint = clients.connection_hint(reset.value)
+    assert hint and session.id in hint and f"scheduler_address={session.scheduler_address!r}" in hint
+    with pytest.raises(TypeError) as bare:
+        Client(session.scheduler_address, timeout=5, set_as_default=False)
+    assert "session.client" in clients.connection_hint(bare.value)
+    assert time.monotonic() - started < 15
+    done, took = _connect_elsewhere(plain)
+    assert "ConnectError" in done.stderr and f"scheduler_address={session.scheduler_address!r}" in done.stderr and took < 30, done.stderr
+    assert clients.connection_hint(ValueError("unrelated")) is None and clients.connection_hint(OSError("tcp://10.0.0.1:1")) is None
+    assert [r.id for r in registry.list_sessions()] == [session.id]
+
+
+def test_a_foreign_certificate_is_refused_with_a_clear_error(session):
+    done, took = _connect_elsewhere(session.scheduler_address, "from distributed.security import Security\nsec = Security.temporary()")
+    assert "ConnectError" in done.stderr and "security=" in done.stderr and took < 40, done.stderr[-3000:]
+    assert [r.id for r in registry.list_sessions()] == [session.id]
+
+
+def test_deleted_or_unreadable_credentials(session):
+    """The session itself keeps working (it holds its credentials in memory); another process is told
+    where the files were and what to do."""
+    folder = registry.credentials_dir(session.id)
+    aside = folder.with_name("aside")
+    connect = f"import gpu_dask_kit as kit\nkit.start_cluster(scheduler_address={session.scheduler_address!r}, verbose=False)"
+    folder.rename(aside)
+    try:
+        assert session.client.submit(lambda: 1 + 1).result(timeout=30) == 2
+        done = _python(connect)
+        assert done.returncode == 1 and "ConnectError" in done.stderr and str(folder) in done.stderr, done.stderr
+        assert "start a new one" in done.stderr and "Traceback" in done.stderr
+        folder.mkdir(mode=0o700)
+        (folder / credentials.CERT).mkdir()  # unreadable as a file, even for root
+        done = _python(connect)
+        assert "cannot be read" in done.stderr and str(folder) in done.stderr, done.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        aside.rename(folder)
+    assert session.client.submit(lambda: 3).result(timeout=30) == 3
+
+
+def test_opting_out_is_plain_tcp_and_says_who_could_connect(monkeypatch, no_new_processes):
+    monkeypatch.setenv("JUPYTERHUB_USER", "learner")
+    with pytest.warns(KitWarning, match="every other JupyterHub user of this machine") as caught:
+        with _side_session(security=False) as plain:
+            address = plain.scheduler_address
+            assert address.startswith("tcp://") and not registry.credentials_dir(plain.id).exists()
+    assert len([w for w in caught if issubclass(w.category, KitWarning)]) == 1
+    assert address in str(caught[0].message)
+
+
+def test_the_warning_names_the_other_accounts(monkeypatch):
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
+    monkeypatch.setattr(credentials, "other_accounts", lambda: ["alice", "bob"])
+    text = credentials.exposure("127.0.0.1", "tcp://127.0.0.1:1")
+    assert "2 other account(s) of this machine (alice, bob)" in text and "security=False" in text
+    assert "every machine that can reach 0.0.0.0" in credentials.exposure("0.0.0.0", "tcp://0.0.0.0:1")
+    monkeypatch.setattr(credentials, "other_accounts", lambda: [])
+    assert credentials.exposure("127.0.0.1", "tcp://127.0.0.1:1") is None
+
+
+def test_opting_out_through_the_config_and_flags(runtime_dir):
+    import dask
+
+    from gpu_dask_kit.options import ClusterOptions
+    from gpu_dask_kit.scripts import add_cluster_args, options_from_args
+
+    with dask.config.set({"gpu-dask-kit.security": False}):
+        assert ClusterOptions.from_config().security is False
+    import argparse
+
+    assert options_from_args(add_cluster_args(argparse.ArgumentParser()).parse_args(["--no-security"])) == {"security": False}
+    before = sorted(runtime_dir.glob("session-*.json"))
+    with pytest.raises(kit.OptionError, match="security"):
+        kit.start_cluster(security="maybe", verbose=False)
+    with pytest.raises(kit.OptionError, match="security"):
+        kit.start_cluster(security=object(), verbose=False)
+    assert sorted(runtime_dir.glob("session-*.json")) == before
+
+
+def test_the_sidebar_shutdown_from_another_process_stops_a_tls_session(no_new_processes):
+    """``DELETE sessions/<id>`` (the sidebar, `gpu-dask-kit sessions --cleanup`) runs in another process:
+    it reaches the TLS scheduler with the session's credentials and stops it."""
+    s = _side_session()
+    workers = s.record.live_processes()
+    assert workers and s.scheduler_address.startswith("tls://")
+    done = _python(f"from gpu_dask_kit import cleanup\ncleanup.shutdown_session({s.id!r})")
+    assert done.returncode == 0, done.stderr
+    psutil.wait_procs(workers, timeout=30)
+    assert not any(p.is_running() for p in workers)
+    assert not registry.credentials_dir(s.id).exists() and s.id not in [r.id for r in registry.list_sessions()]
+    s.close_now()
+    assert cleanup is not None
+
+
+# --- a second account (root only: useradd) ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stranger():
+    """A real second account for the module, removed (with anything it still runs) at the end."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("needs root to create a second account with useradd (CI runs as root)")
+    if shutil.which("useradd") is None or shutil.which("runuser") is None:
+        pytest.skip("useradd/runuser missing (Debian: apt-get install -y passwd util-linux)")
+    name = f"gdksec{secrets.token_hex(3)}"
+    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
+    entry = pwd.getpwnam(name)
+    try:
+        yield entry
+    finally:
+        for proc in psutil.process_iter(["uids"]):
+            try:
+                if proc.info["uids"].real == entry.pw_uid:
+                    proc.kill()
+            except (psutil.Error, TypeError):
+                pass
+        subprocess.run(["userdel", "--remove", name], check=False, capture_output=True)
+
+
+def _as(user, code: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    """Run Python ``code`` as ``user``: the system Python with this checkout and its libraries on the path
+    (the project's venv may sit on a Python under /root, which other accounts cannot run)."""
+    paths = os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"]])
+    env = {"HOME": user.pw_dir, "PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "GPU_DASK_KIT_RUNTIME_DIR": f"{user.pw_dir}/gdk-runtime"}
+    python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    if not os.path.exists(python):
+        pytest.skip(f"{python} is missing: the second account needs a Python of this version")
+    started = time.monotonic()
+    done = subprocess.run(
+        ["runuser", "-u", user.pw_name, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()], python, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd="/tmp",
+    )
+    return done, time.monotonic() - started
+
+
+def test_another_account_can_neither_connect_nor_read_the_credentials(session, stranger, runtime_dir):
+    folder = registry.credentials_dir(session.id)
+    os.chmod(runtime_dir, 0o755)  # even with the registry folder opened up, the credentials' own modes hold
+    try:
+        done, _ = _as(stranger, f"open({str(folder / credentials.KEY)!r}).read()")
+        assert "PermissionError" in done.stderr, done.stderr
+        done, _ = _as(stranger, f"import os; os.listdir({str(folder)!r})")
+        assert "PermissionError" in done.stderr, done.stderr
+    finally:
+        os.chmod(runtime_dir, 0o700)
+    for address in (session.scheduler_address, "tcp://" + session.scheduler_address.removeprefix("tls://")):
+        done, took = _as(
+            stranger, f"import os\nfrom distributed import Client\nc = Client({address!r}, timeout=5)\nprint('CONNECTED', c.submit(os.getuid).result())"
+        )
+        assert done.returncode != 0 and "CONNECTED" not in done.stdout and took < 20, (address, done.stdout, done.stderr[-2000:])
+    code = f"import gpu_dask_kit as kit\nkit.start_cluster(scheduler_address={session.scheduler_address!r}, connect_timeout=5, verbose=False)"
+    done, took = _as(stranger, code)
+    assert "ConnectError" in done.stderr and "is not one of your gpu-dask-kit sessions" in done.stderr and took < 20, done.stderr[-2000:]
+    assert session.client.submit(lambda: 5).result(timeout=30) == 5  # the attempts changed nothing for the owner
+
+
+def test_control_another_account_does_connect_to_an_opted_out_session(stranger, no_new_processes):
+    """Without TLS the same attempt succeeds: the test above can see a connection; the opt-out warns, naming
+    the account."""
+    with pytest.warns(KitWarning, match=stranger.pw_name):
+        plain = _side_session(security=False)
+    try:
+        done, _ = _as(
+            stranger,
+            f"import os\nfrom distributed import Client\nc = Client({plain.scheduler_address!r}, timeout=10)\nprint('CONNECTED', c.submit(os.getuid).result())",
+        )
+        assert "CONNECTED 0" in done.stdout, done.stdout + done.stderr[-2000:]  # the owner's (root's) uid
+    finally:
+        plain.close_now()

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import secrets
 import shutil
 import stat
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -27,8 +24,8 @@ import gpu_dask_kit as kit
 from gpu_dask_kit import KitWarning, cleanup, clients, credentials, registry
 
 from .conftest import kit_children, wait_for_no_new_children
+from .second_account import connect_code, make_stranger, run_as
 
-REPO = Path(__file__).resolve().parent.parent
 SMALL = dict(device="cpu", n_workers=1, memory_limit="1GiB", verbose=False)
 
 
@@ -239,62 +236,24 @@ def test_the_sidebar_shutdown_from_another_process_stops_a_tls_session(no_new_pr
 
 @pytest.fixture(scope="module")
 def stranger():
-    """A real second account for the module, removed (with anything it still runs) at the end."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("needs root to create a second account with useradd (CI runs as root)")
-    if shutil.which("useradd") is None or shutil.which("runuser") is None:
-        pytest.skip("useradd/runuser missing (Debian: apt-get install -y passwd util-linux)")
-    name = f"gdksec{secrets.token_hex(3)}"
-    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
-    entry = pwd.getpwnam(name)
-    try:
-        yield entry
-    finally:
-        for proc in psutil.process_iter(["uids"]):
-            try:
-                if proc.info["uids"].real == entry.pw_uid:
-                    proc.kill()
-            except (psutil.Error, TypeError):
-                pass
-        subprocess.run(["userdel", "--remove", name], check=False, capture_output=True)
-
-
-def _as(user, code: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
-    """Run Python ``code`` as ``user``: the system Python with this checkout and its libraries on the path
-    (the project's venv may sit on a Python under /root, which other accounts cannot run)."""
-    paths = os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"]])
-    env = {"HOME": user.pw_dir, "PATH": "/usr/bin:/bin", "PYTHONPATH": paths, "GPU_DASK_KIT_RUNTIME_DIR": f"{user.pw_dir}/gdk-runtime"}
-    python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-    if not os.path.exists(python):
-        pytest.skip(f"{python} is missing: the second account needs a Python of this version")
-    started = time.monotonic()
-    done = subprocess.run(
-        ["runuser", "-u", user.pw_name, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()], python, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd="/tmp",
-    )
-    return done, time.monotonic() - started
+    yield from make_stranger()
 
 
 def test_another_account_can_neither_connect_nor_read_the_credentials(session, stranger, runtime_dir):
     folder = registry.credentials_dir(session.id)
     os.chmod(runtime_dir, 0o755)  # even with the registry folder opened up, the credentials' own modes hold
     try:
-        done, _ = _as(stranger, f"open({str(folder / credentials.KEY)!r}).read()")
+        done, _ = run_as(stranger, f"open({str(folder / credentials.KEY)!r}).read()")
         assert "PermissionError" in done.stderr, done.stderr
-        done, _ = _as(stranger, f"import os; os.listdir({str(folder)!r})")
+        done, _ = run_as(stranger, f"import os; os.listdir({str(folder)!r})")
         assert "PermissionError" in done.stderr, done.stderr
     finally:
         os.chmod(runtime_dir, 0o700)
     for address in (session.scheduler_address, "tcp://" + session.scheduler_address.removeprefix("tls://")):
-        done, took = _as(
-            stranger, f"import os\nfrom distributed import Client\nc = Client({address!r}, timeout=5)\nprint('CONNECTED', c.submit(os.getuid).result())"
-        )
+        done, took = run_as(stranger, connect_code(address))
         assert done.returncode != 0 and "CONNECTED" not in done.stdout and took < 20, (address, done.stdout, done.stderr[-2000:])
     code = f"import gpu_dask_kit as kit\nkit.start_cluster(scheduler_address={session.scheduler_address!r}, connect_timeout=5, verbose=False)"
-    done, took = _as(stranger, code)
+    done, took = run_as(stranger, code)
     assert "ConnectError" in done.stderr and "is not one of your gpu-dask-kit sessions" in done.stderr and took < 20, done.stderr[-2000:]
     assert session.client.submit(lambda: 5).result(timeout=30) == 5  # the attempts changed nothing for the owner
 
@@ -305,10 +264,7 @@ def test_control_another_account_does_connect_to_an_opted_out_session(stranger, 
     with pytest.warns(KitWarning, match=stranger.pw_name):
         plain = _side_session(security=False)
     try:
-        done, _ = _as(
-            stranger,
-            f"import os\nfrom distributed import Client\nc = Client({plain.scheduler_address!r}, timeout=10)\nprint('CONNECTED', c.submit(os.getuid).result())",
-        )
+        done, _ = run_as(stranger, connect_code(plain.scheduler_address, timeout=10))
         assert "CONNECTED 0" in done.stdout, done.stdout + done.stderr[-2000:]  # the owner's (root's) uid
     finally:
         plain.close_now()

@@ -58,5 +58,18 @@ def run_as(user: pwd.struct_passwd, code: str, timeout: float = 60) -> tuple[sub
 
 
 def connect_code(address: str, timeout: float = 5) -> str:
-    """Python that connects a plain ``Client`` and runs ``os.getuid`` in a worker (prints CONNECTED <uid>)."""
-    return f"import os\nfrom distributed import Client\nc = Client({address!r}, timeout={timeout})\nprint('CONNECTED', c.submit(os.getuid).result())"
+    """Python that connects a plain ``Client`` and runs ``os.getuid`` in a worker: prints ``CONNECTED <uid>``,
+    or ``REFUSED <seconds the attempt took> <error>`` and exits 3."""
+    return (
+        "import os, sys, time\nfrom distributed import Client\nstarted = time.monotonic()\n"
+        f"try:\n    c = Client({address!r}, timeout={timeout})\n"
+        "except Exception as exc:\n    print('REFUSED', round(time.monotonic() - started, 1), type(exc).__name__, exc)\n    sys.exit(3)\n"
+        "print('CONNECTED', c.submit(os.getuid).result())"
+    )
+
+
+def refused_within(done: subprocess.CompletedProcess, seconds: float) -> bool:
+    """True when ``connect_code`` was refused within ``seconds`` (counted inside the account's process, so
+    the time to start Python there, long on a loaded machine, is not counted)."""
+    words = done.stdout.split()
+    return done.returncode == 3 and words[:1] == ["REFUSED"] and float(words[1]) < seconds

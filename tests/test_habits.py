@@ -171,7 +171,7 @@ def test_own_client_after_start_cluster_is_said(no_leaks):
     session = kit.start_cluster(verbose=False, n_workers=1, memory_limit="1GiB")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        same = Client(session.scheduler_address)  # another client of the kit's own cluster: nothing to say
+        same = Client(session.scheduler_address, security=session.cluster.security)  # another client of the kit's own cluster (TLS): nothing to say
         assert kit.current_session() is session
         same.close()
     cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)

@@ -83,6 +83,9 @@ class ClusterOptions:
     gpus_per_job: int | None = _D["gpus_per_job"]
     job_extra_directives: tuple[str, ...] = _D["job_extra_directives"]
     interface: str | None = _D["interface"]
+    gateway_address: str | None = _D["gateway_address"]  # deploy="gateway" (gpu_dask_kit/deploy/gateway.py)
+    gateway_auth: str = _D["gateway_auth"]
+    gateway_cluster_options: tuple[tuple[str, Any], ...] = _D["gateway_cluster_options"]
     _explicit: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,237 @@
+"""The Dask Gateway target (``deploy="gateway"``): the user's cluster from a Dask Gateway (a JupyterHub's
+daskhub / Nebari / 2i2c gateway, or any ``dask-gateway-server``), through dask-gateway's own client.
+
+:func:`start` refuses the options a gateway cluster cannot apply, asks the gateway which cluster options it
+offers and maps the kit's onto them (``threads_per_worker`` -> ``worker_cores``, ``memory_limit`` ->
+``worker_memory`` in GiB, ``gateway_cluster_options`` as given), reconnects to the user's running cluster
+with the same options (left by a kernel that died without closing it) or starts one, scales it to
+``n_workers`` and decides the mode as for a connection: GPU when every worker is a dask-cuda worker. The
+gateway gives each cluster its own TLS certificates and routes the scheduler and the dashboard through its
+proxy. ``session.close()`` shuts the cluster down and waits until the gateway reports it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import urllib.error
+import urllib.request
+import warnings
+from typing import Any
+
+import aiohttp
+from dask_gateway import Gateway, GatewayCluster, GatewayClusterError, GatewayServerError, GatewayWarning, JupyterHubAuth
+
+from .. import registry
+from ..environment import EnvironmentReport, detect
+from ..errors import ClusterStartError, ConnectError, OptionError
+from ..options import ClusterOptions
+from ..plan import client_backends
+from .connect import remote_mode_reason
+from .deployment import Deployment, wait_for_workers
+
+__all__ = ["KitGatewayCluster", "GatewayDeployment", "open_gateway", "cluster_options", "start", "DEFAULT_WORKERS"]
+
+DEFAULT_WORKERS = 2
+#: Kit options a gateway cluster cannot apply: the gateway's admin decides how its workers start.
+_NOT_ON_GATEWAY = (
+    "device_memory_limit", "rmm_pool_size", "rmm_maximum_pool_size", "rmm_async", "rmm_managed_memory",
+    "enable_cudf_spill", "CUDA_VISIBLE_DEVICES", "protocol", "local_directory", "dashboard_address", "host",
+)  # fmt: skip
+#: Kit options that map to the gateway's cluster options of the usual names (dask-gateway's docs and daskhub).
+_MAPPED = {"threads_per_worker": "worker_cores", "memory_limit": "worker_memory"}
+_ADMIN = "the gateway's admin sets how its workers start (ClusterConfig.worker_cmd / worker_class)"
+
+
+class KitGatewayCluster(GatewayCluster):
+    """dask-gateway's cluster with the kit's close: ``close(timeout=)`` shuts the cluster down, as closing any
+    kit cluster stops its workers, and waits until the gateway reports it stopped."""
+
+    def close(self, shutdown: bool | None = None, timeout: float | None = None) -> None:
+        stop = self.shutdown_on_close if shutdown is None else shutdown
+        if stop and self.name is not None and self.status != "closed":
+            try:
+                self.gateway.stop_cluster(self.name)
+                _wait_stopped(self.gateway, self.name, 15.0 if timeout is None else timeout)
+            except Exception:
+                pass  # closed below whatever the gateway said
+        super().close(shutdown=False)
+
+    def adapt(self, minimum: int | None = None, maximum: int | None = None, active: bool = True, **kwargs: Any) -> Any:
+        """dask-gateway's adaptive scaling (minimum, maximum); its period is the gateway's setting."""
+        for name, value in kwargs.items():
+            raise OptionError(
+                name, value, "minimum and maximum only, on a Dask Gateway cluster", "its adaptive period is the admin's setting (ClusterConfig.adaptive_period)"
+            )
+        return super().adapt(minimum=minimum, maximum=maximum, active=active)
+
+
+def _wait_stopped(gateway: Any, name: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if gateway.get_cluster(name).status.name in ("STOPPED", "FAILED"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+class GatewayDeployment(Deployment):
+    """A gateway cluster: scaled to any number of workers the gateway allows (no local plan)."""
+
+    def scale_target(self, n_workers: int) -> int:
+        return int(n_workers)
+
+    def scale(self, n_workers: int, timeout: float = 60.0) -> bool:
+        _scale(self.cluster, n_workers)
+        return wait_for_workers(self.client, n_workers, timeout)
+
+
+def _scale(cluster: Any, n_workers: int) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GatewayWarning)
+        cluster.scale(n_workers)
+    limits = [str(w.message) for w in caught if issubclass(w.category, GatewayWarning)]
+    if limits:
+        raise OptionError("n_workers", n_workers, f"a number of workers this gateway allows ({limits[0]})", "ask for fewer workers, or ask the admin")
+
+
+def _auth(options: ClusterOptions) -> Any:
+    """dask-gateway's auth for ``gateway_auth`` (None: dask-gateway's config ``gateway.auth``)."""
+    token = os.environ.get("JUPYTERHUB_API_TOKEN")
+    kind = options.gateway_auth
+    if kind == "auto":
+        return JupyterHubAuth(api_token=token) if token else None
+    if kind == "jupyterhub":
+        if not token:
+            raise OptionError(
+                "gateway_auth", kind, "'jupyterhub' inside a JupyterHub server (it sets JUPYTERHUB_API_TOKEN)", "outside a hub use 'basic' or 'kerberos'"
+            )
+        return JupyterHubAuth(api_token=token)
+    return kind  # "basic" | "kerberos": dask-gateway builds it with its config's gateway.auth.kwargs
+
+
+def open_gateway(options: ClusterOptions) -> Gateway:
+    """dask-gateway's client for the options' gateway, once its health check answered (within connect_timeout).
+    Not closed by the kit: dask-gateway's ``Gateway.close()`` fails when called again at garbage collection."""
+    try:
+        gateway = Gateway(options.gateway_address, auth=_auth(options))
+    except ValueError as exc:
+        raise OptionError("gateway_address", None, "the Dask Gateway's address", "pass gateway_address=, or set dask-gateway's config gateway.address") from exc
+    except (ImportError, TypeError) as exc:
+        raise OptionError("gateway_auth", options.gateway_auth, "an auth dask-gateway can build here", f"{exc}") from exc
+    try:
+        with urllib.request.urlopen(f"{gateway.address}/api/health", timeout=options.connect_timeout):
+            pass
+    except urllib.error.HTTPError as exc:
+        raise ConnectError(
+            f"gateway_address={gateway.address!r} answered HTTP {exc.code} at /api/health: not a working Dask Gateway. Check the address."
+        ) from exc
+    except (OSError, ValueError) as exc:
+        raise ConnectError(
+            f"gateway_address={gateway.address!r}: no Dask Gateway answered within {options.connect_timeout:g} s ({exc}). "
+            "Check the address (your hub's admin has it) and that the gateway runs."
+        ) from exc
+    return gateway
+
+
+def _asked(gateway: Gateway, options: ClusterOptions, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)`` on the gateway, its failures said in the kit's words."""
+    try:
+        return call(*args, **kwargs)
+    except aiohttp.ClientResponseError as exc:
+        if exc.status in (401, 403):
+            raise ConnectError(
+                f"gateway_auth={options.gateway_auth!r}: the Dask Gateway at {gateway.address} refused the login (HTTP {exc.status} {exc.message}). "
+                "Inside a hub the hub's token is used; elsewhere the user name and password come from dask-gateway's config "
+                "gateway.auth.kwargs (e.g. DASK_GATEWAY__AUTH__KWARGS__PASSWORD)."
+            ) from exc
+        raise ConnectError(f"The Dask Gateway at {gateway.address} answered HTTP {exc.status} {exc.message}.") from exc
+    except (aiohttp.ClientError, OSError, TimeoutError, GatewayServerError) as exc:
+        raise ConnectError(f"The Dask Gateway at {gateway.address} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def cluster_options(options: ClusterOptions, offered: Any) -> Any:
+    """The gateway's cluster options (``offered``, dask-gateway's ``Options``) set from the kit's; OptionError
+    naming the kit's option for one the gateway does not offer or refuses."""
+    wanted: dict[str, tuple[str, Any]] = {}
+    for kit, theirs in _MAPPED.items():
+        value = getattr(options, kit)
+        if kit in options.explicit and value not in (None, "auto"):
+            if kit == "memory_limit" and not isinstance(value, int):
+                raise OptionError(kit, value, 'a size such as "4GiB" with deploy="gateway"', "the gateway's worker memory is a size, not a fraction")
+            wanted[theirs] = (kit, value / 2**30 if kit == "memory_limit" else value)
+    wanted.update((name, ("gateway_cluster_options", value)) for name, value in options.gateway_cluster_options)
+    for name, (kit, value) in wanted.items():
+        shown = {name: value} if kit == "gateway_cluster_options" else getattr(options, kit)
+        if name not in offered:
+            available = ", ".join(offered) or "none"
+            raise OptionError(kit, shown, f"an option this gateway offers ({name!r} is not one; it offers: {available})", f"leave {kit} out, or ask the admin")
+        try:
+            offered[name] = value
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise OptionError(kit, shown, f"a value this gateway accepts for {name!r} ({exc})", "pick a value within the gateway's limits") from exc
+    return offered
+
+
+def _check(options: ClusterOptions, security: Any) -> None:
+    for name in _NOT_ON_GATEWAY:
+        if name in options.explicit:
+            raise OptionError(name, getattr(options, name), 'nothing with deploy="gateway": ' + _ADMIN, f"leave {name} out")
+    if security not in (None, False, True):
+        raise OptionError(
+            "security", security, 'None or True with deploy="gateway" (the gateway gives each cluster its own TLS certificates)', "leave security out"
+        )
+
+
+def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+    """Reconnect to the user's running cluster with these options, or start one; scale; decide the mode (the deploy interface)."""
+    _check(options, security)
+    gateway = open_gateway(options)
+    wanted = cluster_options(options, _asked(gateway, options, gateway.cluster_options, use_local_defaults=False))
+    running = [r for r in _asked(gateway, options, gateway.list_clusters) if r.options == dict(wanted)]
+    where = {"address": gateway.address, "proxy_address": gateway.proxy_address, "auth": gateway.auth}
+    notes: list[str] = []
+    try:
+        if running:
+            found = max(running, key=lambda r: r.start_time)
+            cluster = KitGatewayCluster.from_name(found.name, shutdown_on_close=True, **where)
+            notes.append(f"Reconnected to your running gateway cluster {found.name} (started {found.start_time:%H:%M:%S}) instead of starting a second.")
+        else:
+            cluster = KitGatewayCluster(cluster_options=wanted, shutdown_on_close=True, **where)
+    except (GatewayClusterError, ValueError) as exc:
+        raise ClusterStartError(f"The Dask Gateway at {gateway.address} did not start the cluster: {exc}. Ask the admin for its log.") from exc
+    return _attach(cluster, options, kind, report, notes, created=not running)
+
+
+def _attach(cluster: Any, options: ClusterOptions, kind: str, report: EnvironmentReport | None, notes: list[str], created: bool) -> Deployment:
+    client = None
+    try:
+        client = cluster.get_client(set_as_default=True)
+        have = len(client.scheduler_info(n_workers=-1)["workers"])
+        n_workers = options.n_workers or (have if not created and have else DEFAULT_WORKERS)
+        if n_workers != have:
+            _scale(cluster, n_workers)
+        if not wait_for_workers(client, n_workers, options.start_timeout):
+            raise ClusterStartError(f"The gateway cluster did not reach {n_workers} worker(s) within {options.start_timeout:g} s; it has been shut down.")
+        mode, reason = remote_mode_reason(client)
+        if options.device == "gpu" and mode != "gpu":
+            raise OptionError(
+                "device", "gpu", "a gateway whose workers are dask-cuda workers (`dask cuda worker`)", f"{reason} Use device='auto' or 'cpu', or ask the admin"
+            )
+        if options.device == "cpu" and mode == "gpu":
+            mode, reason = "cpu", reason + " device='cpu': dask's backends stay NumPy and pandas."
+        array, dataframe = client_backends(mode, report or detect("auto"), notes)
+        record = registry.register(
+            scheduler_address=cluster.scheduler_address,
+            dashboard_link=cluster.dashboard_link,
+            mode=mode,
+            n_workers=n_workers,
+            options=options.to_dict(),
+            kind=kind,
+        )
+    except BaseException:
+        if client is not None:
+            client.close()
+        cluster.close(shutdown=created)  # a cluster this start found running stays as it was
+        raise
+    return GatewayDeployment("gateway", mode, reason, client, record, cluster, None, notes, array, dataframe)

@@ -104,7 +104,8 @@ def start_gateway(workdir: Path, *, worker_cmd: list[str] | None = None, environ
         )
     )
     log = workdir / "gateway.log"
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(os.environ, **(environment or {}))  # the local backend lets PATH and PYTHONPATH of its own environment win
+    env["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     with open(log, "w") as out:
         process = subprocess.Popen([os.path.join(bindir, "dask-gateway-server"), "-f", str(config)], cwd=workdir, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = GatewayServer(f"http://127.0.0.1:{proxy}", process, log)

@@ -42,6 +42,14 @@ class GPUInfo:
     memory_total: int | None
     memory_free: int | None
     mig: tuple[GPUInfo, ...] = ()  # the MIG slices when MIG is enabled on this GPU
+    #: Other processes on this GPU as NVML lists them (its running compute processes, this process and its
+    #: descendants excluded): (PID, bytes used; 0 where NVML does not say). A shared machine's other users.
+    others: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def others_bytes(self) -> int:
+        """GPU memory the other processes hold, as far as NVML tells."""
+        return sum(used for _, used in self.others)
 
     @property
     def unified_memory(self) -> bool:

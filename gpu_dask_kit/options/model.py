@@ -86,6 +86,8 @@ class ClusterOptions:
     gateway_address: str | None = _D["gateway_address"]  # deploy="gateway" (gpu_dask_kit/deploy/gateway.py)
     gateway_auth: str = _D["gateway_auth"]
     gateway_cluster_options: tuple[tuple[str, Any], ...] = _D["gateway_cluster_options"]
+    gpus_per_user: int | None = _D["gpus_per_user"]  # a shared machine (gpu_dask_kit/gpu_plan.py)
+    gpu_assignment: str = _D["gpu_assignment"]
     _explicit: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:

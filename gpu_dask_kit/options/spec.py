@@ -155,6 +155,13 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           "Extra cluster options for the Dask Gateway, by the gateway's names (e.g. image, worker GPUs); threads_per_worker and "
           "memory_limit map to its worker_cores and worker_memory. An option the gateway does not offer is an error.",
           "a mapping (or its JSON text) of the names `Gateway().cluster_options()` lists to values, or {}"),
+    # -- Sharing one multi-GPU machine between users (an instructor's dask config): gpu_dask_kit/gpu_plan.py --
+    _Spec("gpus_per_user", v.count, None, int | None,
+          "GPUs each user's cluster takes on a shared multi-GPU machine (an instructor's setting); None: every visible GPU, "
+          "with a warning when other processes use them.", _COUNT, kind="count", gpu_only=True),
+    _Spec("gpu_assignment", v.choice, "least-loaded", str,
+          "How gpus_per_user picks the GPUs: 'least-loaded' (least memory held by other processes, as NVML tells) or 'by-user' "
+          "(a stable rule from the user name, the same GPUs every time).", kind="choice", choices=("least-loaded", "by-user"), gpu_only=True),
 )}
 # fmt: on
 

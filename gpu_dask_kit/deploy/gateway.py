@@ -12,15 +12,20 @@ proxy. ``session.close()`` shuts the cluster down and waits until the gateway re
 
 from __future__ import annotations
 
+import atexit
 import os
 import time
 import urllib.error
 import urllib.request
 import warnings
+import weakref
 from typing import Any
 
-import aiohttp
-from dask_gateway import Gateway, GatewayCluster, GatewayClusterError, GatewayServerError, GatewayWarning, JupyterHubAuth
+try:
+    import aiohttp
+    from dask_gateway import Gateway, GatewayCluster, GatewayClusterError, GatewayServerError, GatewayWarning, JupyterHubAuth
+except ImportError as exc:  # imported only for deploy="gateway" (deploy.deployment.target_module)
+    raise ImportError(f"deploy='gateway' needs dask-gateway: pip install 'gpu-dask-kit[gateway]' (or pip install dask-gateway) ({exc})") from exc
 
 from .. import registry
 from ..environment import EnvironmentReport, detect
@@ -44,10 +49,18 @@ _ADMIN = "the gateway's admin sets how its workers start (ClusterConfig.worker_c
 
 
 class KitGatewayCluster(GatewayCluster):
-    """dask-gateway's cluster with the kit's close: ``close(timeout=)`` shuts the cluster down, as closing any
-    kit cluster stops its workers, and waits until the gateway reports it stopped."""
+    """dask-gateway's cluster with the kit's close: ``close(timeout=)`` closes the kit's client first (a client
+    left open would try to reconnect to the stopped scheduler), shuts the cluster down, as closing any kit
+    cluster stops its workers, and waits until the gateway reports it stopped."""
+
+    kit_client: Any = None
 
     def close(self, shutdown: bool | None = None, timeout: float | None = None) -> None:
+        if self.kit_client is not None:
+            try:
+                self.kit_client.close(timeout=5 if timeout is None else timeout)
+            except Exception:
+                pass
         stop = self.shutdown_on_close if shutdown is None else shutdown
         if stop and self.name is not None and self.status != "closed":
             try:
@@ -64,6 +77,20 @@ class KitGatewayCluster(GatewayCluster):
                 name, value, "minimum and maximum only, on a Dask Gateway cluster", "its adaptive period is the admin's setting (ClusterConfig.adaptive_period)"
             )
         return super().adapt(minimum=minimum, maximum=maximum, active=active)
+
+
+#: The kit's open gateway clusters, closed at interpreter exit before dask-gateway's own exit handler (which
+#: would stop them with the kit's client still connected): registered after dask-gateway's, so it runs first.
+_OPEN: weakref.WeakSet[KitGatewayCluster] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open() -> None:
+    for cluster in list(_OPEN):
+        try:
+            cluster.close(timeout=5)
+        except Exception:
+            pass
 
 
 def _wait_stopped(gateway: Any, name: str, timeout: float) -> bool:
@@ -206,13 +233,15 @@ def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = No
 def _attach(cluster: Any, options: ClusterOptions, kind: str, report: EnvironmentReport | None, notes: list[str], created: bool) -> Deployment:
     client = None
     try:
-        client = cluster.get_client(set_as_default=True)
+        client = cluster.kit_client = cluster.get_client(set_as_default=True)
+        _OPEN.add(cluster)
         have = len(client.scheduler_info(n_workers=-1)["workers"])
         n_workers = options.n_workers or (have if not created and have else DEFAULT_WORKERS)
         if n_workers != have:
             _scale(cluster, n_workers)
         if not wait_for_workers(client, n_workers, options.start_timeout):
-            raise ClusterStartError(f"The gateway cluster did not reach {n_workers} worker(s) within {options.start_timeout:g} s; it has been shut down.")
+            after = "it has been shut down" if created else "it runs on as before"
+            raise ClusterStartError(f"The gateway cluster did not reach {n_workers} worker(s) within {options.start_timeout:g} s; {after}. Ask the admin.")
         mode, reason = remote_mode_reason(client)
         if options.device == "gpu" and mode != "gpu":
             raise OptionError(

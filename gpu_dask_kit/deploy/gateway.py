@@ -35,7 +35,7 @@ from ..plan import client_backends
 from .connect import remote_mode_reason
 from .deployment import Deployment, wait_for_workers
 
-__all__ = ["KitGatewayCluster", "GatewayDeployment", "open_gateway", "cluster_options", "start", "DEFAULT_WORKERS"]
+__all__ = ["KitGatewayCluster", "GatewayDeployment", "open_gateway", "cluster_options", "start", "user_clusters", "stop_user_cluster", "DEFAULT_WORKERS"]
 
 DEFAULT_WORKERS = 2
 #: Kit options a gateway cluster cannot apply: the gateway's admin decides how its workers start.
@@ -110,7 +110,24 @@ class GatewayDeployment(Deployment):
 
     def scale(self, n_workers: int, timeout: float = 60.0) -> bool:
         _scale(self.cluster, n_workers)
-        return wait_for_workers(self.client, n_workers, timeout)
+        reached = wait_for_workers(self.client, n_workers, timeout)
+        self.record.n_workers = len(self.client.scheduler_info(n_workers=-1)["workers"])
+        registry.update(self.record)  # `gpu-dask-kit sessions` and the sidebar show the new count
+        return reached
+
+
+def user_clusters(options: ClusterOptions) -> list[Any]:
+    """The user's pending and running clusters on the options' gateway (dask-gateway's ``ClusterReport``:
+    name, status, dashboard_link, options): e.g. one a dead kernel left."""
+    gateway = open_gateway(options)
+    return list(_asked(gateway, options, gateway.list_clusters))
+
+
+def stop_user_cluster(options: ClusterOptions, name: str, timeout: float = 15.0) -> bool:
+    """Shut down the user's gateway cluster ``name``; True once the gateway reports it stopped."""
+    gateway = open_gateway(options)
+    _asked(gateway, options, gateway.stop_cluster, name)
+    return _wait_stopped(gateway, name, timeout)
 
 
 def _scale(cluster: Any, n_workers: int) -> None:

@@ -13,7 +13,10 @@ import pytest
 from dask_gateway import BasicAuth, Gateway
 
 import gpu_dask_kit as gdk
+from gpu_dask_kit import registry
+from gpu_dask_kit.deploy.gateway import stop_user_cluster, user_clusters
 from gpu_dask_kit.errors import ConnectError, OptionError
+from gpu_dask_kit.options import ClusterOptions
 
 from .conftest import as_user, cluster_pids, wait_gone
 from .server import PASSWORD, free_port
@@ -173,3 +176,23 @@ def test_options_passed_through_reach_the_workers(gateway):
             [worker] = session.client.scheduler_info(n_workers=-1)["workers"].values()
             assert (worker["nthreads"], worker["memory_limit"]) == (2, 2**29)
     assert clusters_of(gateway, "frank") == []
+
+
+def test_the_user_lists_and_stops_the_cluster_a_dead_kernel_left(gateway, tmp_path):
+    run_kernel(gateway, tmp_path, "heidi", "die")
+    with as_user("heidi"):
+        options = ClusterOptions.from_config(deploy="gateway", gateway_address=gateway.address)
+        [left] = user_clusters(options)
+        assert left.status.name == "RUNNING"
+        before = cluster_pids(gateway)
+        assert stop_user_cluster(options, left.name)
+        assert user_clusters(options) == []
+    assert not wait_gone(before, gateway)
+
+
+def test_scale_updates_the_session_record(gateway):
+    with as_user("ivan"):
+        with gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, n_workers=1, verbose=False) as session:
+            session.scale(2)
+            [record] = [r for r in registry.list_sessions() if r.id == session.record.id]
+            assert record.n_workers == 2 and record.scheduler_address == session.client.scheduler.address

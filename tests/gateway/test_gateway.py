@@ -170,11 +170,12 @@ def test_device_gpu_on_a_gateway_without_gpu_workers_is_refused_and_the_cluster_
 
 def test_options_passed_through_reach_the_workers(gateway):
     with as_user("frank"):
-        with gdk.start_cluster(
-            deploy="gateway", gateway_address=gateway.address, n_workers=1, threads_per_worker=2, memory_limit="0.5GiB", verbose=False
-        ) as session:
+        options = {"n_workers": 1, "threads_per_worker": 2, "memory_limit": "0.5GiB"}
+        with gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, verbose=False, **options) as session:
             [worker] = session.client.scheduler_info(n_workers=-1)["workers"].values()
             assert (worker["nthreads"], worker["memory_limit"]) == (2, 2**29)
+            again = gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, verbose=False, **options)  # the same cell re-run
+            assert again is session and len(clusters_of(gateway, "frank")) == 1
     assert clusters_of(gateway, "frank") == []
 
 

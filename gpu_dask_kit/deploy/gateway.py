@@ -157,8 +157,9 @@ def _auth(options: ClusterOptions) -> Any:
 def open_gateway(options: ClusterOptions) -> Gateway:
     """dask-gateway's client for the options' gateway, once its health check answered (within connect_timeout).
     Not closed by the kit: dask-gateway's ``Gateway.close()`` fails when called again at garbage collection."""
+    auth = _auth(options)  # its OptionError (a ValueError) names gateway_auth
     try:
-        gateway = Gateway(options.gateway_address, auth=_auth(options))
+        gateway = Gateway(options.gateway_address, auth=auth)
     except ValueError as exc:
         raise OptionError("gateway_address", None, "the Dask Gateway's address", "pass gateway_address=, or set dask-gateway's config gateway.address") from exc
     except (ImportError, TypeError) as exc:

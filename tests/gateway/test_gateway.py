@@ -9,6 +9,7 @@ import textwrap
 import time
 
 import dask.array as da
+import dask.config
 import pytest
 from dask_gateway import BasicAuth, Gateway
 
@@ -197,3 +198,20 @@ def test_scale_updates_the_session_record(gateway):
             session.scale(2)
             [record] = [r for r in registry.list_sessions() if r.id == session.record.id]
             assert record.n_workers == 2 and record.scheduler_address == session.client.scheduler.address
+
+
+def test_jupyterhub_auth_needs_the_hubs_token_and_auto_sends_it_when_there(gateway, monkeypatch):
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
+    with pytest.raises(OptionError, match=r"gateway_auth='jupyterhub' is not accepted: expected 'jupyterhub' inside a JupyterHub server"):
+        gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, gateway_auth="jupyterhub", verbose=False)
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "a-hub-token")  # inside a hub: auto logs in with the token (this gateway wants a password)
+    with as_user("judy"), pytest.raises(ConnectError, match=r"gateway_auth='auto'.*refused the login \(HTTP 401.*the hub's token is used"):
+        gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, verbose=False)
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN")
+    with as_user("judy"), gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, n_workers=1, verbose=False) as session:
+        assert session.n_workers == 1  # without the token, auto is dask-gateway's config: the password
+
+
+def test_no_gateway_address_anywhere_is_an_option_error_naming_it(gateway):
+    with as_user("erin"), dask.config.set({"gateway.address": None}):
+        refused_quickly(gateway, OptionError, r"gateway_address=None is not accepted: expected the Dask Gateway's address")

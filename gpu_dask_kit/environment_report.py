@@ -51,6 +51,22 @@ class GPUInfo:
         """GPU memory the other processes hold, as far as NVML tells."""
         return sum(used for _, used in self.others)
 
+    def holders(self) -> list[tuple[int, str, int]]:
+        """Who holds what on this GPU: (PID, user name or "?" where it cannot be read, bytes) of the other processes.
+
+        >>> import getpass, os
+        >>> GPUInfo(0, "G", "GPU-0", 16, 8, others=((os.getpid(), 8),)).holders() == [(os.getpid(), getpass.getuser(), 8)]
+        True
+        """
+        found = []
+        for pid, used in self.others:
+            try:
+                user = psutil.Process(pid).username()
+            except (psutil.Error, KeyError):
+                user = "?"
+            found.append((pid, user, used))
+        return found
+
     @property
     def unified_memory(self) -> bool:
         """True where the GPU has no dedicated memory of its own (e.g. GB10 / DGX Spark, Jetson): NVML

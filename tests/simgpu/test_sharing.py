@@ -33,6 +33,7 @@ def test_detection_lists_other_processes_and_the_setting_picks_free_gpus_with_po
     gpus = detect("gpu").gpus
     assert [g.others for g in gpus] == [((OTHER, 8 * GiB),), ((OTHER, 8 * GiB),), (), ()]
     assert [g.memory_free for g in gpus] == [8 * GiB, 8 * GiB, 16 * GiB, 16 * GiB]
+    assert gpus[0].holders() == [(OTHER, "?", 8 * GiB)]  # what `gpu-dask-kit doctor` can show (no such process here: "?")
 
     shared = plan(gpus_per_user=2, device_memory_limit=0.5)
     assert shared.spec.devices == ("2", "3") and shared.spec.device_memory_limit == 8 * GiB

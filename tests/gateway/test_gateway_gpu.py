@@ -6,13 +6,16 @@ import json
 import os
 
 import pytest
+from dask_gateway import BasicAuth, Gateway
 
 import gpu_dask_kit as gdk
+from gpu_dask_kit.options import ClusterOptions
+from gpu_dask_kit.session import start_session
 
 from ..simgpu import simnvml
 from ..simgpu.fixtures import SIMGPU_DIR
 from .conftest import as_user, cluster_pids, wait_gone
-from .server import start_gateway
+from .server import PASSWORD, start_gateway
 
 pytestmark = [pytest.mark.gateway, pytest.mark.simgpu]
 
@@ -37,6 +40,13 @@ def test_dask_cuda_workers_of_a_gateway_are_gpu_mode_and_close_leaves_nothing(gp
             assert "dask-cuda worker(s)" in session.reason
             assert session.client.submit(sum, [1, 2, 3]).result() == 6
             pids = cluster_pids(gpu_gateway)
+            with as_user("heidi"):  # a second user gets their own GPU cluster and sees only it
+                with start_session(ClusterOptions.from_config(deploy="gateway", gateway_address=gpu_gateway.address, n_workers=1), kind="script") as other:
+                    assert other.mode == "gpu" and other.client.scheduler.address != session.client.scheduler.address
+                    assert [c.scheduler_address for c in Gateway(gpu_gateway.address, auth=BasicAuth("heidi", PASSWORD)).list_clusters()] == [
+                        other.client.scheduler.address
+                    ]
+                    pids |= cluster_pids(gpu_gateway)
         finally:
             session.close()
     assert not wait_gone(pids, gpu_gateway)

@@ -13,39 +13,28 @@ proxy. ``session.close()`` shuts the cluster down and waits until the gateway re
 from __future__ import annotations
 
 import atexit
-import os
 import time
-import urllib.error
-import urllib.request
 import warnings
 import weakref
 from typing import Any
 
 try:
-    import aiohttp
-    from dask_gateway import Gateway, GatewayCluster, GatewayClusterError, GatewayServerError, GatewayWarning, JupyterHubAuth
+    from dask_gateway import GatewayCluster, GatewayClusterError, GatewayWarning
 except ImportError as exc:  # imported only for deploy="gateway" (deploy.deployment.target_module)
     raise ImportError(f"deploy='gateway' needs dask-gateway: pip install 'gpu-dask-kit[gateway]' (or pip install dask-gateway) ({exc})") from exc
 
 from .. import registry
 from ..environment import EnvironmentReport, detect
-from ..errors import ClusterStartError, ConnectError, OptionError
+from ..errors import ClusterStartError, OptionError
 from ..options import ClusterOptions
 from ..plan import client_backends
 from .connect import remote_mode_reason
 from .deployment import Deployment, wait_for_workers
+from .gateway_login import asked, check_options, cluster_options, open_gateway
 
-__all__ = ["KitGatewayCluster", "GatewayDeployment", "open_gateway", "cluster_options", "start", "user_clusters", "stop_user_cluster", "DEFAULT_WORKERS"]
+__all__ = ["KitGatewayCluster", "GatewayDeployment", "start", "user_clusters", "stop_user_cluster", "DEFAULT_WORKERS"]
 
 DEFAULT_WORKERS = 2
-#: Kit options a gateway cluster cannot apply: the gateway's admin decides how its workers start.
-_NOT_ON_GATEWAY = (
-    "device_memory_limit", "rmm_pool_size", "rmm_maximum_pool_size", "rmm_async", "rmm_managed_memory",
-    "enable_cudf_spill", "CUDA_VISIBLE_DEVICES", "protocol", "local_directory", "dashboard_address", "host",
-)  # fmt: skip
-#: Kit options that map to the gateway's cluster options of the usual names (dask-gateway's docs and daskhub).
-_MAPPED = {"threads_per_worker": "worker_cores", "memory_limit": "worker_memory"}
-_ADMIN = "the gateway's admin sets how its workers start (ClusterConfig.worker_cmd / worker_class)"
 
 
 class KitGatewayCluster(GatewayCluster):
@@ -120,13 +109,13 @@ def user_clusters(options: ClusterOptions) -> list[Any]:
     """The user's pending and running clusters on the options' gateway (dask-gateway's ``ClusterReport``:
     name, status, dashboard_link, options): e.g. one a dead kernel left."""
     gateway = open_gateway(options)
-    return list(_asked(gateway, options, gateway.list_clusters))
+    return list(asked(gateway, options, gateway.list_clusters))
 
 
 def stop_user_cluster(options: ClusterOptions, name: str, timeout: float = 15.0) -> bool:
     """Shut down the user's gateway cluster ``name``; True once the gateway reports it stopped."""
     gateway = open_gateway(options)
-    _asked(gateway, options, gateway.stop_cluster, name)
+    asked(gateway, options, gateway.stop_cluster, name)
     return _wait_stopped(gateway, name, timeout)
 
 
@@ -139,101 +128,12 @@ def _scale(cluster: Any, n_workers: int) -> None:
         raise OptionError("n_workers", n_workers, f"a number of workers this gateway allows ({limits[0]})", "ask for fewer workers, or ask the admin")
 
 
-def _auth(options: ClusterOptions) -> Any:
-    """dask-gateway's auth for ``gateway_auth`` (None: dask-gateway's config ``gateway.auth``)."""
-    token = os.environ.get("JUPYTERHUB_API_TOKEN")
-    kind = options.gateway_auth
-    if kind == "auto":
-        return JupyterHubAuth(api_token=token) if token else None
-    if kind == "jupyterhub":
-        if not token:
-            raise OptionError(
-                "gateway_auth", kind, "'jupyterhub' inside a JupyterHub server (it sets JUPYTERHUB_API_TOKEN)", "outside a hub use 'basic' or 'kerberos'"
-            )
-        return JupyterHubAuth(api_token=token)
-    return kind  # "basic" | "kerberos": dask-gateway builds it with its config's gateway.auth.kwargs
-
-
-def open_gateway(options: ClusterOptions) -> Gateway:
-    """dask-gateway's client for the options' gateway, once its health check answered (within connect_timeout).
-    Not closed by the kit: dask-gateway's ``Gateway.close()`` fails when called again at garbage collection."""
-    auth = _auth(options)  # its OptionError (a ValueError) names gateway_auth
-    try:
-        gateway = Gateway(options.gateway_address, auth=auth)
-    except ValueError as exc:
-        raise OptionError("gateway_address", None, "the Dask Gateway's address", "pass gateway_address=, or set dask-gateway's config gateway.address") from exc
-    except (ImportError, TypeError) as exc:
-        raise OptionError("gateway_auth", options.gateway_auth, "an auth dask-gateway can build here", f"{exc}") from exc
-    try:
-        with urllib.request.urlopen(f"{gateway.address}/api/health", timeout=options.connect_timeout):
-            pass
-    except urllib.error.HTTPError as exc:
-        raise ConnectError(
-            f"gateway_address={gateway.address!r} answered HTTP {exc.code} at /api/health: not a working Dask Gateway. Check the address."
-        ) from exc
-    except (OSError, ValueError) as exc:
-        raise ConnectError(
-            f"gateway_address={gateway.address!r}: no Dask Gateway answered within {options.connect_timeout:g} s ({exc}). "
-            "Check the address (your hub's admin has it) and that the gateway runs."
-        ) from exc
-    return gateway
-
-
-def _asked(gateway: Gateway, options: ClusterOptions, call: Any, *args: Any, **kwargs: Any) -> Any:
-    """``call(*args, **kwargs)`` on the gateway, its failures said in the kit's words."""
-    try:
-        return call(*args, **kwargs)
-    except aiohttp.ClientResponseError as exc:
-        if exc.status in (401, 403):
-            raise ConnectError(
-                f"gateway_auth={options.gateway_auth!r}: the Dask Gateway at {gateway.address} refused the login (HTTP {exc.status} {exc.message}). "
-                "Inside a hub the hub's token is used; elsewhere the user name and password come from dask-gateway's config "
-                "gateway.auth.kwargs (e.g. DASK_GATEWAY__AUTH__KWARGS__PASSWORD)."
-            ) from exc
-        raise ConnectError(f"The Dask Gateway at {gateway.address} answered HTTP {exc.status} {exc.message}.") from exc
-    except (aiohttp.ClientError, OSError, TimeoutError, GatewayServerError) as exc:
-        raise ConnectError(f"The Dask Gateway at {gateway.address} failed: {type(exc).__name__}: {exc}") from exc
-
-
-def cluster_options(options: ClusterOptions, offered: Any) -> Any:
-    """The gateway's cluster options (``offered``, dask-gateway's ``Options``) set from the kit's; OptionError
-    naming the kit's option for one the gateway does not offer or refuses."""
-    wanted: dict[str, tuple[str, Any]] = {}
-    for kit, theirs in _MAPPED.items():
-        value = getattr(options, kit)
-        if kit in options.explicit and value not in (None, "auto"):
-            if kit == "memory_limit" and not isinstance(value, int):
-                raise OptionError(kit, value, 'a size such as "4GiB" with deploy="gateway"', "the gateway's worker memory is a size, not a fraction")
-            wanted[theirs] = (kit, value / 2**30 if kit == "memory_limit" else value)
-    wanted.update((name, ("gateway_cluster_options", value)) for name, value in options.gateway_cluster_options)
-    for name, (kit, value) in wanted.items():
-        shown = {name: value} if kit == "gateway_cluster_options" else getattr(options, kit)
-        if name not in offered:
-            available = ", ".join(offered) or "none"
-            raise OptionError(kit, shown, f"an option this gateway offers ({name!r} is not one; it offers: {available})", f"leave {kit} out, or ask the admin")
-        try:
-            offered[name] = value
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise OptionError(kit, shown, f"a value this gateway accepts for {name!r} ({exc})", "pick a value within the gateway's limits") from exc
-    return offered
-
-
-def _check(options: ClusterOptions, security: Any) -> None:
-    for name in _NOT_ON_GATEWAY:
-        if name in options.explicit:
-            raise OptionError(name, getattr(options, name), 'nothing with deploy="gateway": ' + _ADMIN, f"leave {name} out")
-    if security not in (None, False, True):
-        raise OptionError(
-            "security", security, 'None or True with deploy="gateway" (the gateway gives each cluster its own TLS certificates)', "leave security out"
-        )
-
-
 def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Reconnect to the user's running cluster with these options, or start one; scale; decide the mode (the deploy interface)."""
-    _check(options, security)
+    check_options(options, security)
     gateway = open_gateway(options)
-    wanted = cluster_options(options, _asked(gateway, options, gateway.cluster_options, use_local_defaults=False))
-    running = [r for r in _asked(gateway, options, gateway.list_clusters) if r.options == dict(wanted)]
+    wanted = cluster_options(options, asked(gateway, options, gateway.cluster_options, use_local_defaults=False))
+    running = [r for r in asked(gateway, options, gateway.list_clusters) if r.options == dict(wanted)]
     where = {"address": gateway.address, "proxy_address": gateway.proxy_address, "auth": gateway.auth}
     notes: list[str] = []
     try:

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import dask.config
+import psutil
 
 from . import config as _config
 from .environment_libraries import LIBRARIES, cuda_major, dask_cuda_library, library, too_new
@@ -98,10 +99,22 @@ def _memory_info(nvml, handle) -> Any:
         raise
 
 
+def _other_processes(nvml, handle) -> tuple[tuple[int, int], ...]:
+    """(PID, bytes) of the processes NVML lists on a GPU, without this process and its descendants (its own
+    workers); () where NVML cannot tell (then sharing is not seen, as nvidia-smi would not see it either)."""
+    try:
+        listed = nvml.nvmlDeviceGetComputeRunningProcesses(handle)
+        mine = {os.getpid(), *(p.pid for p in psutil.Process().children(recursive=True))}
+    except Exception:
+        return ()
+    return tuple(sorted((int(p.pid), int(p.usedGpuMemory or 0)) for p in listed if int(p.pid) not in mine))
+
+
 def _device(nvml, handle, index: int, mig: tuple[GPUInfo, ...] = ()) -> GPUInfo:
     mem = _memory_info(nvml, handle)
     total, free = (int(mem.total), int(mem.free)) if mem is not None else (None, None)
-    return GPUInfo(index, _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle)), total, free, mig)
+    name, uuid = _text(nvml.nvmlDeviceGetName(handle)), _text(nvml.nvmlDeviceGetUUID(handle))
+    return GPUInfo(index, name, uuid, total, free, mig, _other_processes(nvml, handle))
 
 
 def _mig_slices(nvml, handle, index: int) -> tuple[GPUInfo, ...]:

@@ -42,6 +42,30 @@ class GPUInfo:
     memory_total: int | None
     memory_free: int | None
     mig: tuple[GPUInfo, ...] = ()  # the MIG slices when MIG is enabled on this GPU
+    #: Other processes on this GPU as NVML lists them (its running compute processes, this process and its
+    #: descendants excluded): (PID, bytes used; 0 where NVML does not say). A shared machine's other users.
+    others: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def others_bytes(self) -> int:
+        """GPU memory the other processes hold, as far as NVML tells."""
+        return sum(used for _, used in self.others)
+
+    def holders(self) -> list[tuple[int, str, int]]:
+        """Who holds what on this GPU: (PID, user name or "?" where it cannot be read, bytes) of the other processes.
+
+        >>> import getpass, os
+        >>> GPUInfo(0, "G", "GPU-0", 16, 8, others=((os.getpid(), 8),)).holders() == [(os.getpid(), getpass.getuser(), 8)]
+        True
+        """
+        found = []
+        for pid, used in self.others:
+            try:
+                user = psutil.Process(pid).username()
+            except (psutil.Error, KeyError):
+                user = "?"
+            found.append((pid, user, used))
+        return found
 
     @property
     def unified_memory(self) -> bool:

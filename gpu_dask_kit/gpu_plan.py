@@ -10,6 +10,8 @@ start, made before anything starts.
 
 from __future__ import annotations
 
+import getpass
+import zlib
 from typing import Any
 
 from .environment import EnvironmentReport, GPUInfo, LibraryInfo, exact_entry, matching_gpus
@@ -17,7 +19,17 @@ from .errors import OptionError
 from .memory import align_pool_size, describe_size, format_bytes, resolve_size
 from .options import ClusterOptions
 
-__all__ = ["selected_gpus", "headroom", "choose_allocator", "rmm_libraries", "check_fractions", "resolve_sizes", "MAX_POOL_FRACTION"]
+__all__ = [
+    "selected_gpus",
+    "shared_gpus",
+    "sharing_notes",
+    "headroom",
+    "choose_allocator",
+    "rmm_libraries",
+    "check_fractions",
+    "resolve_sizes",
+    "MAX_POOL_FRACTION",
+]
 
 _GPU_EXTRA = "install gpu-dask-kit[gpu-cu12] (or [gpu-cu13])"
 #: A pool fraction above this never fits: the pool must leave ``headroom`` (at least 1/20 of the GPU).
@@ -59,7 +71,52 @@ def selected_gpus(options: ClusterOptions, report: EnvironmentReport) -> list[tu
                     "see `gpu-dask-kit doctor` for the GPUs here, or leave CUDA_VISIBLE_DEVICES unset to use all",
                 )
             chosen.append((exact_entry(item, found[0]), found[0]))
+    if options.CUDA_VISIBLE_DEVICES is None and options.gpus_per_user is not None:
+        chosen = shared_gpus(chosen, options.gpus_per_user, options.gpu_assignment, getpass.getuser())
     return [(gpu.mig[0].uuid, gpu.mig[0]) if gpu.mig else (entry, gpu) for entry, gpu in chosen]
+
+
+def shared_gpus(visible: list[tuple[str, GPUInfo]], count: int, rule: str, user: str) -> list[tuple[str, GPUInfo]]:
+    """The ``count`` GPUs of one user on a shared machine (the instructor's ``gpus_per_user``), in index order:
+    'least-loaded' takes those whose other processes hold the least memory (then the fewest processes);
+    'by-user' takes ``count`` consecutive GPUs from a place fixed by the user name (the same every time).
+
+    >>> gpus = [(str(i), GPUInfo(i, "G", f"GPU-{i}", 16, 16 - used, others=((100 + i, used),) if used else ())) for i, used in enumerate([8, 0, 4, 0])]
+    >>> [e for e, _ in shared_gpus(gpus, 2, "least-loaded", "ann")], [e for e, _ in shared_gpus(gpus, 2, "by-user", "ann")]
+    (['1', '3'], ['0', '3'])
+    """
+    if count > len(visible):
+        raise OptionError("gpus_per_user", count, f"at most the {len(visible)} GPU(s) this process may use", "lower gpus_per_user (an instructor setting)")
+    if rule == "by-user":
+        start = zlib.crc32(user.encode()) % len(visible)
+        picked = [visible[(start + i) % len(visible)] for i in range(count)]
+    else:
+        picked = sorted(visible, key=lambda e: (e[1].others_bytes, len(e[1].others), e[1].index))[:count]
+    return sorted(picked, key=lambda e: e[1].index)
+
+
+def sharing_notes(options: Any, devices: list[GPUInfo], notes: list[str]) -> None:
+    """Say which GPUs a shared machine's rule gave this user, and warn where other processes use them
+    (``options`` of a SLURM job's worker, which carry only the sizes, have no sharing rule)."""
+    per_user = options.gpus_per_user if isinstance(options, ClusterOptions) else None
+    if per_user is not None:
+        names = ", ".join(f"GPU {d.index}" for d in devices)
+        notes.append(f"Shared machine: {per_user} GPU(s) per user ({options.gpu_assignment}): {names}.")
+    for device in devices:
+        if device.others:
+            pids = ", ".join(str(pid) for pid, _ in device.others)
+            notes.append(
+                f"Warning: {device.describe()} is in use by {len(device.others)} other process(es) (PIDs {pids}, "
+                f"{format_bytes(device.others_bytes)}): another user may be on it, so sizes are taken of its "
+                f"{format_bytes(device.memory_free or 0)} free. "
+                + ("" if per_user is not None else "An instructor can give each user their own GPUs with gpus_per_user.")
+            )
+
+
+def _base(device: GPUInfo) -> int:
+    """What a fraction of a GPU is taken of: its free memory when other processes use it, else all of it."""
+    total = device.memory_total or 0
+    return min(total, device.memory_free or 0) if device.others else total
 
 
 def choose_allocator(options: Any, libraries: dict[str, LibraryInfo]) -> str:
@@ -116,7 +173,7 @@ def check_fractions(options: Any) -> None:
 
 def _device_bytes(name: str, value: Any, device: GPUInfo) -> int:
     total = device.memory_total or 0
-    nbytes = resolve_size(value, total)
+    nbytes = resolve_size(value, _base(device))
     if nbytes > total:
         raise OptionError(
             name,
@@ -135,7 +192,7 @@ def _pool_bytes(name: str, value: Any, devices: list[GPUInfo]) -> int:
                 name, value, "a size in bytes on a unified-memory GPU (it has no device memory to take a fraction of)", "give a size such as '8GiB'"
             )
         return align_pool_size(int(value))
-    smallest = min(devices, key=lambda d: d.memory_total or 0)
+    smallest = min(devices, key=_base)
     nbytes = align_pool_size(_device_bytes(name, value, smallest))
     for device in devices:
         total, free = device.memory_total or 0, device.memory_free or 0
@@ -156,6 +213,7 @@ def resolve_sizes(options: Any, devices: list[GPUInfo], notes: list[str]) -> dic
     ``devices`` (a fraction is taken of the smallest; pools aligned to 256 bytes and checked against the
     free memory). ``device_memory_limit`` None: no device-to-host spilling (also on unified memory)."""
     check_fractions(options)
+    sharing_notes(options, devices, notes)
     sizes: dict[str, int | None] = {"device_memory_limit": None, "rmm_pool_size": None, "rmm_maximum_pool_size": None}
     if any(d.unified_memory for d in devices):
         if options.device_memory_limit is not None and "device_memory_limit" in options.explicit:
@@ -169,7 +227,7 @@ def resolve_sizes(options: Any, devices: list[GPUInfo], notes: list[str]) -> dic
     elif options.device_memory_limit is None:
         notes.append("No device-to-host spilling (device_memory_limit='off').")
     else:
-        smallest = min(devices, key=lambda d: d.memory_total or 0)
+        smallest = min(devices, key=_base)
         limit = _device_bytes("device_memory_limit", options.device_memory_limit, smallest)
         sizes["device_memory_limit"] = limit
         notes.append(f"Each worker spills GPU data to host memory above {format_bytes(limit)} ({describe_size(options.device_memory_limit)}).")

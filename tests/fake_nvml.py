@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 
 class FakeNVML:
-    def __init__(self, gpus=2, total=16 * 2**30, used=2**30, fail_init=None):
+    def __init__(self, gpus=2, total=16 * 2**30, used=2**30, fail_init=None, others=None):
         self.gpus = gpus
+        self.others = others or {}  # {GPU index: [(PID, bytes), ...]}: other users' processes
         self.total = total
         self.used = used
         self.fail_init = fail_init
@@ -26,6 +27,9 @@ class FakeNVML:
 
     def nvmlDeviceGetMemoryInfo(self, handle):
         return SimpleNamespace(total=self.total, used=self.used, free=self.total - self.used)
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle):
+        return [SimpleNamespace(pid=pid, usedGpuMemory=used) for pid, used in self.others.get(handle, [])]
 
     def nvmlDeviceGetName(self, handle):
         return b"Fake H100 80GB HBM3"

@@ -84,6 +84,11 @@ class ClusterOptions:
     gpus_per_job: int | None = _D["gpus_per_job"]
     job_extra_directives: tuple[str, ...] = _D["job_extra_directives"]
     interface: str | None = _D["interface"]
+    gateway_address: str | None = _D["gateway_address"]  # deploy="gateway" (gpu_dask_kit/deploy/gateway.py)
+    gateway_auth: str = _D["gateway_auth"]
+    gateway_cluster_options: tuple[tuple[str, Any], ...] = _D["gateway_cluster_options"]
+    gpus_per_user: int | None = _D["gpus_per_user"]  # a shared machine (gpu_dask_kit/gpu_plan.py)
+    gpu_assignment: str = _D["gpu_assignment"]
     _explicit: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checks as v
+from . import gateway_checks as gv
 from . import slurm_checks as sv
 
 __all__ = ["OptionSpec", "OPTION_SPECS", "OPTION_DOCS", "option_names", "option_name", "config_key"]
@@ -124,9 +125,10 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     _Spec("start_timeout", v.seconds, 120.0, float,
           "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
           "a number of seconds > 0", unit="seconds"),
-    _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine) or 'slurm' (SLURM batch jobs, through "
-          "dask-jobqueue). To use a scheduler that is already running, pass scheduler_address or scheduler_file instead.",
-          kind="choice", choices=("local", "slurm"), in_form=True),
+    _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine), 'slurm' (SLURM batch jobs, through "
+          "dask-jobqueue) or 'gateway' (a Dask Gateway's cluster, e.g. on a JupyterHub). To use a scheduler that is already running, "
+          "pass scheduler_address or scheduler_file instead.",
+          kind="choice", choices=("local", "slurm", "gateway"), in_form=True),
     _Spec("partition", sv.identifier, None, str | None, "SLURM partition (queue) the worker jobs are submitted to.",
           "a partition name as `sinfo` lists it, or None for the default partition", slurm_only=True, in_form=True),
     _Spec("account", sv.identifier, None, str | None, "SLURM account the worker jobs are charged to.",
@@ -144,6 +146,25 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           "a list of sbatch options (or one), each without '#SBATCH' and without line breaks", kind="list", slurm_only=True, in_form=True),
     _Spec("interface", sv.interface, None, str | None, "Network interface the workers use to reach the scheduler, e.g. 'ib0' for InfiniBand.",
           'an interface name such as "ib0" or "eth0", or None for the default route', slurm_only=True),
+    # -- Dask Gateway (deploy="gateway"): gpu_dask_kit/deploy/gateway.py --
+    _Spec("gateway_address", gv.gateway_address, None, str | None,
+          "The Dask Gateway's address (deploy='gateway'). None: dask-gateway's own config (`gateway.address`; a hub with Dask Gateway sets it).",
+          '"http(s)://host[:port][/path]" as the admin gives it, or None'),
+    _Spec("gateway_auth", v.choice, "auto", str,
+          "How to log in to the Dask Gateway: 'jupyterhub' (the hub's JUPYTERHUB_API_TOKEN), 'basic' or 'kerberos' (user name and password "
+          "or ticket from dask-gateway's config `gateway.auth.kwargs`), or 'auto' (the hub's token inside a hub, else dask-gateway's config).",
+          kind="choice", choices=("auto", "jupyterhub", "basic", "kerberos")),
+    _Spec("gateway_cluster_options", gv.gateway_cluster_options, (), dict[str, Any] | tuple[tuple[str, Any], ...],
+          "Extra cluster options for the Dask Gateway, by the gateway's names (e.g. image, worker GPUs); threads_per_worker and "
+          "memory_limit map to its worker_cores and worker_memory. An option the gateway does not offer is an error.",
+          "a mapping (or its JSON text) of the names `Gateway().cluster_options()` lists to values, or {}"),
+    # -- Sharing one multi-GPU machine between users (an instructor's dask config): gpu_dask_kit/gpu_plan.py --
+    _Spec("gpus_per_user", v.count, None, int | None,
+          "GPUs each user's cluster takes on a shared multi-GPU machine (an instructor's setting); None: every visible GPU, "
+          "with a warning when other processes use them.", _COUNT, kind="count", gpu_only=True),
+    _Spec("gpu_assignment", v.choice, "least-loaded", str,
+          "How gpus_per_user picks the GPUs: 'least-loaded' (least memory held by other processes, as NVML tells) or 'by-user' "
+          "(a stable rule from the user name, the same GPUs every time).", kind="choice", choices=("least-loaded", "by-user"), gpu_only=True),
 )}
 # fmt: on
 

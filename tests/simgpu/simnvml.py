@@ -19,6 +19,8 @@ Configuration: ``GPU_DASK_KIT_SIM_GPUS`` is a JSON object::
                                        # (unified-memory systems such as GB10 / DGX Spark, Jetson)
      "mig": [{"total": 10737418240}],  # per GPU: MIG enabled, one object per slice (uuid, total, used);
                                        # each slice has a MIG-... UUID and its own memory
+     "others": [{"pid": 4242, "used": 8589934592}],  # per GPU: other users' processes (NVML's running
+                                       # processes; their memory is added to "used")
      "state_dir": "/tmp/...",          # where simulated CUDA contexts are recorded (one file each)
      "log_unsimulated": "/tmp/x.log"}  # optional: append "PID nvmlName" for each non-simulated call
 """
@@ -199,7 +201,7 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
         gpu = h.gpu
         if not gpu["memory_supported"]:
             raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
-        total, used = int(gpu["total"]), int(gpu["used"])
+        total, used = int(gpu["total"]), int(gpu["used"]) + sum(int(o.get("used", 0)) for o in gpu.get("others") or ())
         return SimpleNamespace(total=total, used=used, free=total - used, reserved=0, version=version)
 
     def affinity(h, size):
@@ -210,7 +212,9 @@ def _functions(pynvml: Any, config: dict[str, Any]) -> dict[str, Any]:
         return words
 
     def processes(h):
-        return [SimpleNamespace(pid=pid, usedGpuMemory=0, gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF) for pid in contexts(h.gpu["uuid"])]
+        others = [(int(o["pid"]), int(o.get("used", 0))) for o in h.gpu.get("others") or ()]
+        found = [(pid, 0) for pid in contexts(h.gpu["uuid"])] + others
+        return [SimpleNamespace(pid=pid, usedGpuMemory=used, gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF) for pid, used in found]
 
     return {
         "nvmlInit": lambda: None,

@@ -32,6 +32,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
                 print(f"  [{g.index}] {g.name}  {memory}  {g.uuid}")
                 for part in g.mig:  # MIG slices: name one by its MIG-... UUID in CUDA_VISIBLE_DEVICES
                     print(f"      MIG slice {part.uuid}  {format_bytes(part.memory_total or 0)}  {part.name}")
+                for pid, user, used in g.holders():  # a shared machine: who else holds memory on this GPU
+                    print(f"      in use by PID {pid} ({user}): {format_bytes(used)}")
         else:
             print("GPUs: none")
         if report.visible_devices is not None:

@@ -255,7 +255,8 @@ def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> C
         security=security,
         deployment=deployment,
     )
-    if session.cluster is not None:
+    # A gateway's scheduler runs the gateway's image, which need not have the kit: no kit plugin there.
+    if session.cluster is not None and deployment.target != "gateway":
         try:
             from .resource_check import ResourceCheck  # a SchedulerPlugin: distributed, imported when a cluster runs
 

@@ -359,6 +359,9 @@ def test_deploy_and_a_running_scheduler_exclude_each_other():
     with pytest.raises(OptionError, match='either deploy="slurm"') as info:
         ClusterOptions.from_config(deploy="slurm", scheduler_address="tcp://10.0.0.5:8786")
     assert info.value.parameter == "scheduler_address"
+    with pytest.raises(OptionError, match='either deploy="gateway"') as info:
+        ClusterOptions.from_config(deploy="gateway", scheduler_address="tls://10.0.0.5:8786")
+    assert info.value.parameter == "scheduler_address"
     with pytest.raises(OptionError) as info:
         ClusterOptions.from_config(deploy="kubernetes")
     assert str(info.value).startswith("deploy='kubernetes' is not accepted: expected 'local' or 'slurm'")

@@ -131,13 +131,14 @@ class ClusterOptions:
             )
         if self.rmm_managed_memory and self.rmm_async:
             raise OptionError("rmm_managed_memory", True, "managed memory or the async allocator, not both", "drop one of them")
-        if self.deploy == "slurm" and self.connect_mode:
+        if self.deploy in ("slurm", "gateway") and self.connect_mode:
             name = "scheduler_address" if self.scheduler_address else "scheduler_file"
+            starts = "the kit submits the jobs" if self.deploy == "slurm" else "the gateway starts the cluster"
             raise OptionError(
                 name,
                 getattr(self, name),
-                'either deploy="slurm" (the kit submits the jobs) or a running scheduler, not both',
-                f'drop {name} to start workers on SLURM, or drop deploy="slurm" to connect',
+                f'either deploy="{self.deploy}" ({starts}) or a running scheduler, not both',
+                f'drop {name} to start a cluster with deploy="{self.deploy}", or drop deploy="{self.deploy}" to connect',
             )
 
     @classmethod

@@ -91,3 +91,13 @@ def test_two_users_with_the_instructor_setting_get_disjoint_gpus(sim_gpus, tmp_p
         first.communicate("close\n", timeout=60)
     assert first.returncode == 0
     assert os.environ.get("GPU_DASK_KIT_SIM_GPUS")  # the fixture's simulation reached both users
+
+
+def test_doctor_names_who_else_holds_memory_on_each_gpu(sim_gpus, capsys):
+    from gpu_dask_kit import cli
+
+    sim_gpus(2, gpus=[{"others": [{"pid": OTHER, "used": 8 * GiB}]}, {}], total=16 * GiB, used=0)
+    assert cli.main(["doctor"]) in (0, None)
+    out = capsys.readouterr().out
+    assert f"in use by PID {OTHER} (?): 8.00 GiB" in out
+    assert out.count("in use by PID") == 1  # the idle GPU lists nobody

@@ -47,7 +47,7 @@ def start(opts: ClusterOptions, kind: str = "notebook", security: Any = None) ->
     if name != "connect" and security is None and not opts.security:
         exposed = credentials.exposure(opts.host, deployment.client.scheduler.address)
         if exposed:
-            warnings.warn(exposed, KitWarning, stacklevel=4)
+            warnings.warn(exposed, KitWarning, stacklevel=5)  # the caller of start_cluster()
     return deployment, previous
 
 

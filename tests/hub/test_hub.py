@@ -34,7 +34,7 @@ def run_first_cell_with(page, code: str, timeout: float = 180_000) -> str:
         code,
     )
     first = page.locator(".jp-NotebookPanel:visible .jp-Cell").first
-    first.locator(".jp-OutputArea-output:has-text('GDK ')").wait_for(timeout=timeout)
+    first.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']:has-text('GDK ')").wait_for(timeout=timeout)
     return first.locator(".jp-OutputArea").inner_text()
 
 

@@ -49,7 +49,8 @@ async def attach_async_client(session: Any) -> Any:
     if current is not None and current.status == "running" and getattr(current.loop, "asyncio_loop", None) is loop:
         session.client = make_default(current)  # e.g. after synchronous code reused the session meanwhile
         return session
-    security = getattr(session.cluster, "security", None) if session.cluster is not None else session.security
+    # The credentials the kit's own client connected with (connect mode: those found for the scheduler).
+    security = session.kit_client.security if session.kit_client is not None else session.security
     client = await Client(session.scheduler_address, asynchronous=True, security=security or None, set_as_default=True)
     session.async_client = session.client = client
     return session

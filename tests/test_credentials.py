@@ -129,6 +129,25 @@ def test_the_owners_other_processes_connect(session, tmp_path):
     assert session.n_workers == 1 and [r.id for r in registry.list_sessions()] == [session.id]
 
 
+def test_another_process_connects_asynchronously_with_the_sessions_credentials(session, tmp_path):
+    """connect mode with asynchronous=True (a notebook that awaits): the async client uses the credentials
+    found for the scheduler, as the synchronous one does."""
+    script = tmp_path / "attach.py"
+    script.write_text(
+        "import asyncio, sys\n"
+        "import gpu_dask_kit as kit\n"
+        "async def main():\n"
+        "    s = await kit.start_cluster(scheduler_address=sys.argv[1], asynchronous=True, verbose=False)\n"
+        "    print('SUM', await s.client.submit(sum, [1, 2, 3]))\n"
+        "    await s.close()\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, str(script), session.scheduler_address], capture_output=True, text=True, timeout=120)
+    assert "SUM 6" in done.stdout, done.stdout + done.stderr
+    assert session.client.submit(lambda: 1).result(timeout=30) == 1  # connect mode left the owner's cluster running
+
+
 def test_plain_tcp_and_clients_without_certificate_get_a_sentence(session):
     from distributed import Client
 

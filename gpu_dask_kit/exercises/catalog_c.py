@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 from typing import Any
 
 import dask
 from dask.utils import funcname
 
 from .evidence import all_runs, client_of, gathered_since, resource_restrictions, submitted_with, task_inputs
-from .judging import host, is_lazy, kind, require_computed, require_persisted, size_answer, streak
+from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, size_answer, streak
 from .model import Exercise, Hint
+from .replay import answer_cell, typed_in
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -34,6 +37,19 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("col_sums_local has one value per column, but not the column sums of x.")
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
+    found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
+    summed = [r for r in found.runs_for("col_sums_local") if any("sum" in p for p in r["prefixes"])] if found is not None else [None]
+    held = [v for v in (found.reads["col_sums_local"].values() if found is not None else ()) if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
+    if not summed and not held:  # neither summed on the cluster nor read from the (held) sums: x came here
+        raise Hint(
+            "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
+            "by block) and NumPy summed them on one core. Let the workers compute the sums; bring back only the small result."
+        )
+    if len(summed) >= 3:
+        raise Hint(
+            f"your answer cell computed the sums in {len(summed)} separate computations (one per column or block): one "
+            "Dask expression over x gives every column's sum in a single computation."
+        )
     return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
 
 
@@ -48,8 +64,13 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = x.nbytes / sum(limits)
     if given is None:
         raise Hint(f"fraction should be a number (a fraction) or a percent string; {kind(value)} is not.")
+    cell = answer_cell(ns, "fraction")
+    if cell is not None and typed_in(cell, "fraction"):
+        raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
     if close(given, expected, rel=1e-6):
         return "x's share of the workers' memory limits together."
+    if cell is not None and isinstance(value, str) and _rounded_as_shown(value, expected):
+        return "x's share of the workers' memory limits together (computed, and rounded as shown)."
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
         "the memory limits divided by x, upside down": 1 / given if given else 0,
@@ -66,6 +87,18 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     )
 
 
+def _rounded_as_shown(text: str, expected: float) -> bool:
+    """True when a computed string such as "1.9%" is ``expected`` rounded to the digits it shows (not rounded to zero)."""
+    body = text.strip().rstrip("%").strip()
+    scale = 100 if text.strip().endswith("%") else 1
+    digits = body.replace("-", "").replace(".", "").lstrip("0")
+    decimals = len(body.split(".")[1]) if "." in body else 0
+    given = as_number(body)
+    if given is None or not digits or "e" in body.lower():
+        return False
+    return abs(given - expected * scale) <= 0.5 * 10**-decimals + 1e-12
+
+
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
 
 
@@ -75,13 +108,16 @@ OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tr
 
 
 def _counted_on_cluster(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` unless the latest computation on the cluster read the Parquet AND counted there, in one go."""
+    """A :class:`Hint` unless the answer cell's computation read the Parquet AND counted there, in one go.
+
+    The answer cell is run again (``from_cell``); outside IPython, the latest computation on the cluster is read."""
+    found = from_cell(ns, ("rows_per_name",), values=("rows_per_name",))
     client = client_of(ns)
-    runs = all_runs(client) if client is not None else []
+    runs = found.runs_for("rows_per_name") if found is not None else all_runs(client) if client is not None else []
     last = runs[-1]["prefixes"] if runs else set()
     if not any(p.startswith("read_parquet") for p in last):
         raise Hint(
-            "the latest computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
+            "your answer's computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
             "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
         )
     if streak(runs) >= 3:
@@ -89,7 +125,7 @@ def _counted_on_cluster(ns: dict[str, Any]) -> None:
     counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
     if not counted:
         raise Hint(
-            "the latest computation on the cluster did not count rows: the processed data came back to this notebook (or "
+            "your answer's computation on the cluster did not count rows: the processed data came back to this notebook (or "
             "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
         )
 
@@ -102,6 +138,11 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"rows_per_name should be a Series with one count per name code; {kind(got)} is not.")
     got = host(got)
+    if not got.index.is_unique:
+        raise Hint(
+            "rows_per_name has some codes more than once: each partition was counted on its own and the partial counts "
+            "were never combined. A Dask groupby (or value_counts) on the whole frame does both steps."
+        )
     codes = set(ns["lookups"]["name"].values())
     if not set(got.index) <= codes:
         if set(got.index) <= set(ns["lookups"]["name"]):
@@ -125,6 +166,9 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = None if isinstance(value, str) else as_number(value)
     if given is None:
         raise Hint(f"speed_up should be a plain number (how many times faster), computed from medians; {kind(value)} is not.")
+    cell = answer_cell(ns, "speed_up")
+    if cell is not None and typed_in(cell, "speed_up"):
+        raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
     if close(given, expected, rel=1e-9):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
     if close(given, 1 / expected, rel=0.005):
@@ -166,7 +210,27 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
             "into args, then turn args into the dict."
         )
+    if _reparsed(ns["parser"], args) != args:
+        raise Hint(
+            "args was not made by parser.parse_args: parsing the flags it describes gives other values (a Namespace "
+            "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
+        )
     return "four flags, parsed by the same parser a script uses."
+
+
+def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace | None:
+    """What the parser makes of the flags ``args`` describes (None: it refuses them); equal to ``args`` when it made it."""
+    flags: list[str] = []
+    for dest, value in vars(args).items():
+        if value is None or value is False or value == parser.get_default(dest):
+            continue
+        flag = "--" + dest.replace("_", "-")
+        flags += [flag] if value is True else [flag, str(value)]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return parser.parse_args(flags)
+    except SystemExit:
+        return None
 
 
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -240,9 +304,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if len(computed) != 10:
         raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
-    value = total.result(timeout=60)
-    if as_number(value) != sum(i * i for i in range(10)):
-        raise Hint("the summing task returns something else than the sum of its inputs: use sum.")
+    value = as_number(total.result(timeout=60))
+    if value != sum(i * i for i in range(10)):
+        ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
+        if value in ranges:
+            raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
+        raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
     return "the squares stayed on the workers and a task there added them up."
 
 
@@ -276,7 +343,7 @@ EXERCISES = [
         _judge_07_1,
         "read the processed Parquet with dask.dataframe, group, count, compute.",
     ),
-    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2, "a ratio of two entries of medians."),
+    Exercise("07-2", ("speed_up",), "speed_up = medians[1] / medians[max(medians)]\n", _judge_07_2, "a ratio of two entries of medians.", cluster=False),
     Exercise(
         "08-1",
         ("script_options",),
@@ -285,6 +352,7 @@ EXERCISES = [
         "script_options = options_from_args(args)\n",
         _judge_08_1,
         "parser.parse_args takes the flags as a list of strings; options_from_args turns the result into a dict.",
+        cluster=False,
     ),
     Exercise(
         "08-2",
@@ -300,5 +368,5 @@ EXERCISES = [
         _judge_09_1,
         "session.client.map returns futures; a task may take a list of futures as its input.",
     ),
-    Exercise("09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2, "a size: bytes as an int, or a string with a unit."),
+    Exercise("09-2", ("partition_bytes",), 'partition_bytes = "4GiB"  # 32 GiB / 8\n', _judge_09_2, "a size: bytes as an int, or a string with a unit.", cluster=False),
 ]

@@ -46,14 +46,29 @@ def test_a_pair_of_x0_with_itself_that_broke_the_answer_cell_gets_a_hint(client)
 REVIEW2_DIAGNOSES = [
     ("00-1", "a = da.arange(N, chunks=N // 10, dtype='int32')\ntotal = (a ** 2).sum()", "overflow", "square each element"),
     ("01-2", "spill_at = '10GB'", "smaller", "right digits"),
-    ("04-1", "m = ddf.x.mean().compute()\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - m)\n\ndemeaned = ddf.map_partitions(demean)", "THAT partition", "wrong column"),
-    ("05-2", "lazy_fits = session.client.compute([fit_ols(data_future, ('x0', f)) for f in features[1:]])\nx0_results = session.client.gather(lazy_fits)", "holds Futures", "should be a list of delayed"),
+    (
+        "04-1",
+        "m = ddf.x.mean().compute()\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - m)\n\ndemeaned = ddf.map_partitions(demean)",
+        "THAT partition",
+        "wrong column",
+    ),
+    (
+        "05-2",
+        "lazy_fits = session.client.compute([fit_ols(data_future, ('x0', f)) for f in features[1:]])\nx0_results = session.client.gather(lazy_fits)",
+        "holds Futures",
+        "should be a list of delayed",
+    ),
     ("07-1", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()", "never combined", "Group by the name"),
     ("09-1", "total_future = session.client.submit(sum, session.client.map(square, range(1, 11)))", "another range", "use sum"),
     ("03-1", "max_y_by_name = ddf.set_index('id').compute().groupby('name').y.max()", "computed in this notebook", "Correct"),
     ("03-2", "ddf_fast = raw.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()", "raw, the source frame", "Correct"),
     ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()", "recipe again", "Correct"),
-    ("06-1", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)", "added up in this notebook", "Correct"),
+    (
+        "06-1",
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)",
+        "added up in this notebook",
+        "Correct",
+    ),
 ]
 
 
@@ -72,7 +87,9 @@ def _then(ns, code, key):
 
 def test_a_value_typed_in_after_one_correct_run_is_not_accepted(client):
     """Leftover evidence (review 2, 02-1 and 04-2): the scheduler saw a correct run once; the answer cell now holds a number."""
-    ns = _run("k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())", "02-1", client)
+    ns = _run(
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())", "02-1", client
+    )
     assert judge("02-1", ns).correct
     verdict = _then(ns, f"rank10_error = {ns['rank10_error']!r}", "02-1")
     assert not verdict.correct and "typed into the answer cell" in verdict.message, verdict.message
@@ -88,7 +105,11 @@ def test_a_value_typed_in_after_one_correct_run_is_not_accepted(client):
         ("07-1", "rows_per_name = processed.groupby('name').size().compute()", "m = processed.x.mean().compute()"),
         ("05-2", FITS + "x0_results = dask.compute(*lazy_fits)", "again = dask.compute(fit_ols(data_future, ('x1', 'x2')))"),
         ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute()", "n = len(ddf)"),
-        ("02-1", "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())", "t = x.sum().compute()"),
+        (
+            "02-1",
+            "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())",
+            "t = x.sum().compute()",
+        ),
     ],
 )
 def test_an_unrelated_cell_after_a_right_answer_changes_nothing(key, code, later, client):

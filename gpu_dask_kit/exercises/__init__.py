@@ -16,8 +16,13 @@ of graph submissions, the keys it holds in memory, a task's inputs and resource 
 persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what is wrong in
 kind, then where to look; never the answer itself.
 
+Evidence belongs to the answer itself: a Dask object is judged by its own keys; a plain value (a float, a Series)
+by its answer cell, which ``replay`` finds in IPython's ``In`` history and runs again, statement by statement, while
+it reads the scheduler's log: an earlier correct run, or an unrelated cell run since, changes nothing, and a value
+typed into the cell is seen as typed. Outside IPython (no ``In``) the scheduler's latest record is read instead.
+
 ``check`` leaves the answer names in the namespace (the learner keeps ``ddf_fast``, ``x0_results`` ...): it
-judges whatever they hold now, which is what the answer cell ran last; judging is deterministic.
+judges whatever they hold now. When the notebook's cluster is closed, a check says so and names the cell to re-run.
 """
 
 from __future__ import annotations
@@ -46,8 +51,10 @@ def _catalog() -> dict[str, Exercise]:
     from .catalog_a import EXERCISES as first
     from .catalog_b import EXERCISES as second
     from .catalog_c import EXERCISES as third
+    from .catalog_d import EXERCISES as fourth
+    from .catalog_e import EXERCISES as fifth
 
-    return {e.key: e for e in (*first, *second, *third)}
+    return {e.key: e for e in (*first, *second, *third, *fourth, *fifth)}
 
 
 EXERCISES: dict[str, Exercise] = _catalog()

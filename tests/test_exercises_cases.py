@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
 """The answers of the wrong-answer corpus (used by tests/test_exercises_corpus.py; no tests here).
 
 RIGHT[key]: answer cells in at least two different correct styles. WRONG[key]: (what the learner did, answer cell),
@@ -59,19 +60,25 @@ RIGHT = {
     ],
     "01-2": ["spill_at = '9.6GiB'", "spill_at = int(0.6 * 16 * 2**30)", "spill_at = '9830.4 MiB'"],
     "02-1": [
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nnum, den = dask.compute(da.linalg.norm(x - approx), da.linalg.norm(x))\nrank10_error = float(num / den)",
         APPROX + f"rank10_error = float({ERROR}.compute())",
         "approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nrank10_error = (da.linalg.norm(x - approx) / da.linalg.norm(x)).compute().item()",
     ],
     "02-2": ["spill_threshold = dask.config.get('distributed.worker.memory.target') * 600 * 2**20", "spill_threshold = '360MiB'"],
-    "03-1": ["max_y_by_name = ddf.groupby('name').y.max().compute()", "max_y_by_name = ddf.groupby('name').agg({'y': 'max'}).compute()['y']"],
+    "03-1": [
+        "max_y_by_name = ddf.groupby('name')['y'].max().compute().sort_values()",
+        "max_y_by_name = ddf.groupby('name').y.max().compute()",
+        "max_y_by_name = ddf.groupby('name').agg({'y': 'max'}).compute()['y']",
+    ],
     "03-2": [
         "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
         "from distributed import wait\nddf_fast = session.client.persist(ddf)\nwait(ddf_fast)\nmean_x_by_name = ddf_fast.groupby('name')['x'].mean().compute()",
     ],
     "04-1": [
+        "import dask.dataframe as dd\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = dd.from_delayed([dask.delayed(demean)(p) for p in ddf.to_delayed()])",
         DEMEAN + "demeaned = ddf.map_partitions(demean)",
         "def demean(df):\n    df = df.copy()\n    df['x_demeaned'] = df['x'] - df['x'].mean()\n    return df\n\n"
-        "demeaned = ddf.map_partitions(demean).persist()",
+        "demeaned = ddf.map_partitions(demean)\n_ = demeaned.x_demeaned.mean().compute()",
     ],
     "04-2": [
         "rows_in_partition_2 = len(ddf.partitions[2].compute())",
@@ -88,10 +95,12 @@ RIGHT = {
         FITS + "x0_results = dask.compute(lazy_fits)",
     ],
     "06-1": [
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = session.client.persist(col_sums)\ncol_sums_local = np.asarray(col_sums_persisted.compute())",
     ],
     "06-2": [
+        "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.1f}%\"",
         f"fraction = x.nbytes / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
     ],
@@ -106,8 +115,10 @@ RIGHT = {
         SLOT + "slot_workers = session.client.gather(slot_futures)",
         "slot_futures = [session.client.submit(where_am_i, i, resources={'GPU_SLOT': 1}, pure=False) for i in range(4)]\n"
         "slot_workers = [f.result() for f in slot_futures]",
+        "with dask.annotate(resources={'GPU_SLOT': 1}):\n    slot_futures = session.client.map(where_am_i, range(4), pure=False)\nslot_workers = session.client.gather(slot_futures)",
     ],
     "09-1": [
+        "square_futures = [session.client.submit(square, i) for i in range(10)]\ntotal_future = session.client.submit(sum, square_futures)",
         "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)",
         "total_future = session.client.submit(sum, session.client.map(square, range(10)))",
     ],
@@ -116,6 +127,11 @@ RIGHT = {
 
 WRONG = {
     "00-1": [
+        ("review: int32 overflows", "a = da.arange(N, chunks=N // 10, dtype='int32')\ntotal = (a ** 2).sum()"),
+        ("NumPy total beside a Dask a", "a = da.arange(N, chunks=N // 10)\ntotal = np.sum(np.arange(N) ** 2)"),
+        ("mean, not sum", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).mean()"),
+        ("sum, then squared", "a = da.arange(N, chunks=N // 10)\ntotal = a.sum() ** 2"),
+        ("100 chunks", "a = da.arange(N, chunks=N // 100)\ntotal = (a ** 2).sum()"),
         ("persisted, not lazy", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().persist()"),
         ("chunks= read as the number of chunks", "a = da.arange(N, chunks=10)\ntotal = (a ** 2).sum()"),
         ("no Dask: NumPy", "a = np.arange(N)\ntotal = (a ** 2).sum()"),
@@ -128,6 +144,15 @@ WRONG = {
         ("5 chunks", "a = da.arange(N, chunks=N // 5)\ntotal = (a ** 2).sum()"),
     ],
     "00-2": [
+        (
+            "GiB converted with 10**9",
+            "cluster_memory = sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()) / 2**30 * 10**9",
+        ),
+        (
+            "GiB digits without a unit",
+            "cluster_memory = str(sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()) / 2**30)",
+        ),
+        ("threads, not memory", "cluster_memory = sum(w['nthreads'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())"),
         ("one worker's limit", f"cluster_memory = next(iter({LIMITS}))['memory_limit']"),
         ("GB for GiB, typed", "cluster_memory = '2GB'"),
         ("this machine's memory", "import psutil\ncluster_memory = psutil.virtual_memory().total"),
@@ -138,6 +163,9 @@ WRONG = {
         ("twice as much", f"cluster_memory = 2 * sum(w['memory_limit'] for w in {LIMITS})"),
     ],
     "01-1": [
+        ("the share as a whole percent number", "workshop_options = kit.ClusterOptions(device_memory_limit=60, rmm_async=True, dashboard_address=':0')"),
+        ("an amount in GiB", "workshop_options = kit.ClusterOptions(device_memory_limit='9GiB', rmm_async=True, dashboard_address=':0')"),
+        ("the default dashboard port", "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':8788')"),
         ("the share as the pool", "workshop_options = kit.ClusterOptions(rmm_pool_size=0.6, rmm_async=False, dashboard_address=':0')"),
         ("a dict", "workshop_options = {'device_memory_limit': '60%', 'rmm_async': True, 'dashboard_address': ':0'}"),
         ("a pool, not async", "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_pool_size=0.6, dashboard_address=':0')"),
@@ -148,6 +176,9 @@ WRONG = {
         ("an amount", "workshop_options = kit.ClusterOptions(device_memory_limit='10GiB', rmm_async=True, dashboard_address=':0')"),
     ],
     "01-2": [
+        ("review: wrong digits, GB", "spill_at = '10GB'"),
+        ("MiB digits off", "spill_at = '9600MiB'"),
+        ("the host limit", "spill_at = '8GiB'"),
         ("GB for GiB", "spill_at = '9.6GB'"),
         ("the whole GPU", "spill_at = '16GiB'"),
         ("the fraction", "spill_at = 0.6"),
@@ -158,6 +189,15 @@ WRONG = {
         ("a list", "spill_at = ['9.6GiB']"),
     ],
     "02-1": [
+        (
+            "the difference computed, NumPy norms",
+            "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nd = (x - approx).compute()\nrank10_error = float(np.linalg.norm(d) / np.linalg.norm(x.compute()))",
+        ),
+        ("theory from the singular values on the host", "rank10_error = float(np.sqrt((s_host[10:] ** 2).sum() / (s_host ** 2).sum()))"),
+        (
+            "relative to the approximation",
+            "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(approx)).compute())",
+        ),
         (
             "everything gathered, NumPy",
             "xs, us, ss, vs = dask.compute(x, u, s, v)\n"
@@ -188,6 +228,9 @@ WRONG = {
         ("per column", APPROX + "rank10_error = (da.linalg.norm(x - approx, axis=0) / da.linalg.norm(x, axis=0)).compute()"),
     ],
     "02-2": [
+        ("the target of 600 MB", "spill_threshold = 0.6 * 600e6"),
+        ("GiB for MiB", "spill_threshold = '360GiB'"),
+        ("the terminate fraction", "spill_threshold = dask.config.get('distributed.worker.memory.terminate') * 600 * 2**20"),
         ("the whole limit", "spill_threshold = '600MiB'"),
         ("MB for MiB", "spill_threshold = '360MB'"),
         ("the spill fraction", "spill_threshold = dask.config.get('distributed.worker.memory.spill') * 600 * 2**20"),
@@ -198,6 +241,10 @@ WRONG = {
         ("a dict", "spill_threshold = {'MiB': 360}"),
     ],
     "03-1": [
+        ("review: set_index, computed, grouped in pandas", "max_y_by_name = ddf.set_index('id').compute().groupby('name').y.max()"),
+        ("partitions one by one, pandas", "parts = [p.compute() for p in ddf.to_delayed()]\nmax_y_by_name = pd.concat(parts).groupby('name').y.max()"),
+        ("the first rows only", "max_y_by_name = ddf.head(50).groupby('name').y.max()"),
+        ("min", "max_y_by_name = ddf.groupby('name').y.min().compute()"),
         ("gathered, pandas", "max_y_by_name = ddf.compute().groupby('name').y.max()"),
         ("one compute per name", "names = ddf.name.unique().compute()\nmax_y_by_name = pd.Series({n: ddf[ddf.name == n].y.max().compute() for n in names})"),
         ("per partition, never combined", "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute()"),
@@ -210,6 +257,17 @@ WRONG = {
         ("a dict", "max_y_by_name = ddf.groupby('name').y.max().compute().to_dict()"),
     ],
     "03-2": [
+        ("review: the raw frame persisted", "ddf_fast = raw.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
+        (
+            "review: mean from two computes",
+            "ddf_fast = ddf.persist()\nsums = ddf_fast.groupby('name').x.sum().compute()\ncounts = ddf_fast.groupby('name').x.count().compute()\nmean_x_by_name = sums / counts",
+        ),
+        ("persisted, means from the recipe", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()"),
+        (
+            "a lazy step on a persisted copy",
+            "ddf_fast = ddf.persist().map_partitions(lambda d: d)\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        ),
+        ("means per id", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('id').x.mean().compute()"),
         ("means from a gathered copy", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.compute().groupby('name').x.mean()"),
         ("a lazy filter", "ddf_fast = ddf[ddf.x > 0]\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
         ("a lazy map", "ddf_fast = ddf.map_partitions(lambda df: df)\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
@@ -221,6 +279,14 @@ WRONG = {
         ("one mean", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.x.mean().compute()"),
     ],
     "04-1": [
+        ("review: persisted", "def demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean).persist()"),
+        ("review: columns lost", "def demean(df):\n    return df[['x']].assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean)"),
+        (
+            "review: the whole frame's mean",
+            "m = ddf.x.mean().compute()\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - m)\n\ndemeaned = ddf.map_partitions(demean)",
+        ),
+        ("divided by the mean", "def demean(df):\n    return df.assign(x_demeaned=df['x'] / df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean)"),
+        ("the median", "demean = lambda df: df.assign(x_demeaned=df['x'] - df['x'].median())\ndemeaned = ddf.map_partitions(demean)"),
         (
             "gathered, pandas, re-uploaded",
             "import dask.dataframe as dd\n"
@@ -243,6 +309,9 @@ WRONG = {
         ("a string", "demean = \"df['x'] - df['x'].mean()\"\ndemeaned = ddf"),
     ],
     "04-2": [
+        ("every partition's length computed, one picked", "rows_in_partition_2 = list(ddf.map_partitions(len).compute())[2]"),
+        ("partitions 0 to 2", "rows_in_partition_2 = len(ddf.partitions[:3])"),
+        ("the divisions", "rows_in_partition_2 = len(ddf.divisions)"),
         ("typed in", "rows_in_partition_2 = 144"),
         ("whole frame divided", "rows_in_partition_2 = len(ddf) // ddf.npartitions"),
         ("another partition", "rows_in_partition_2 = len(ddf.partitions[1])"),
@@ -256,6 +325,18 @@ WRONG = {
         ("half a row", "rows_in_partition_2 = 1.5"),
     ],
     "05-1": [
+        (
+            "first by name",
+            "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = sorted(res, key=lambda r: r[0])[0][0][0]",
+        ),
+        (
+            "the largest intercept",
+            "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[2])[0][0]",
+        ),
+        (
+            "dask.compute per fit",
+            "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = [dask.compute(f)[0] for f in single_fits]\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
+        ),
         (
             "the frame, not data_future",
             "single_fits = [fit_ols(df, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
@@ -278,6 +359,16 @@ WRONG = {
         ),
     ],
     "05-2": [
+        ("review: x0 second", "lazy_fits = [fit_ols(data_future, (f, 'x0')) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
+        ("two features only", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features[1:3]]\nx0_results = dask.compute(*lazy_fits)"),
+        (
+            "dask.compute per fit",
+            "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\nx0_results = [dask.compute(l)[0] for l in lazy_fits]",
+        ),
+        (
+            "one delayed list, never computed",
+            "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.delayed(list)(lazy_fits)",
+        ),
         ("the frame, not data_future", "lazy_fits = [fit_ols(df, ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("one compute per fit", FITS + "x0_results = [l.compute() for l in lazy_fits]"),
         ("no Dask", FITS + "x0_results = [fit_one(df, ('x0', f)) for f in features if f != 'x0']"),
@@ -295,6 +386,24 @@ WRONG = {
         ("x0 with itself", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features]\nx0_results = dask.compute(*lazy_fits)"),
     ],
     "06-1": [
+        (
+            "review: x computed, NumPy sum",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)",
+        ),
+        (
+            "review: one compute per column",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = np.array([x[:, i].sum().compute() for i in range(N_COLS)])",
+        ),
+        (
+            "review: blocks one by one",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = sum(to_host(x.blocks[i].compute()).sum(axis=0) for i in range(x.numblocks[0]))",
+        ),
+        (
+            "review: x persisted, computed, NumPy sum",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.persist().compute()).sum(axis=0)",
+        ),
+        ("means", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.mean(axis=0).compute())"),
+        ("the persisted means", "col_sums = x.sum(axis=0)\ncol_sums_persisted = x.mean(axis=0).persist()\ncol_sums_local = to_host(col_sums.compute())"),
         ("lazy, not persisted", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums\ncol_sums_local = to_host(col_sums.compute())"),
         ("computed, not persisted", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.compute()\ncol_sums_local = to_host(col_sums.compute())"),
         ("local still lazy", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = col_sums"),
@@ -304,8 +413,11 @@ WRONG = {
         ("row sums", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=1).compute())"),
     ],
     "06-2": [
-        ("typed, rounded", "fraction = 7.45e-05"),
-        ("typed percent", "fraction = '0.00745%'"),
+        ("x in GiB", "fraction = x.nbytes / 2**30"),
+        ("one chunk", "fraction = x.blocks[0].nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())"),
+        ("bits", "fraction = 8 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())"),
+        ("typed, rounded", "fraction = 0.0093"),
+        ("typed percent", "fraction = '0.93%'"),
         ("a percent without %", f"fraction = 100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})"),
         ("upside down", f"fraction = sum(w['memory_limit'] for w in {LIMITS}) / x.nbytes"),
         ("one worker", f"fraction = x.nbytes / next(iter({LIMITS}))['memory_limit']"),
@@ -316,6 +428,10 @@ WRONG = {
         ("rounded by hand", "fraction = '0.01%'"),
     ],
     "07-1": [
+        ("review: value_counts per partition, never combined", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()"),
+        ("half the counts", "rows_per_name = processed.groupby('name').size().compute() // 2"),
+        ("persisted, brought back, pandas", "rows_per_name = processed.persist().compute().groupby('name').size()"),
+        ("the first rows", "rows_per_name = processed.head(500).groupby('name').size()"),
         ("no Dask: pandas", "rows_per_name = pd.read_parquet(PROCESSED).groupby('name').size()"),
         ("gathered, then counted", "rows_per_name = dd.read_parquet(PROCESSED).compute()['name'].value_counts()"),
         (
@@ -332,6 +448,10 @@ WRONG = {
         ("a word", "rows_per_name = 'name'"),
     ],
     "07-2": [
+        ("typed in full", "speed_up = 1.621761658031088"),
+        ("rounded", "speed_up = round(medians[1] / medians[max(medians)], 2)"),
+        ("time saved as a share", "speed_up = (medians[1] - medians[max(medians)]) / medians[1]"),
+        ("sum of all times", "speed_up = sum(medians.values()) / medians[1]"),
         ("typed", "speed_up = 1.62"),
         ("a string", "speed_up = '1.62x'"),
         ("inverse", "speed_up = medians[max(medians)] / medians[1]"),
@@ -343,6 +463,22 @@ WRONG = {
         ("a word", "speed_up = 'fast'"),
     ],
     "08-1": [
+        (
+            "review: a Namespace written by hand",
+            "import argparse\nargs = argparse.Namespace(n_workers=4, memory_limit='8GiB', rmm_pool_size=0.5, scheduler_file='/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        ),
+        (
+            "MiB that is not 8 GiB",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8000MiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)",
+        ),
+        (
+            "a pool of 50",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '50', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)",
+        ),
+        (
+            "a relative scheduler file",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', 'scheduler.json'])\nscript_options = options_from_args(args)",
+        ),
         ("a typed dict", "script_options = {'n_workers': 4, 'memory_limit': '8GiB', 'rmm_pool_size': 0.5, 'scheduler_file': '/shared/scheduler.json'}"),
         ("the Namespace", f"args = parser.parse_args([{FLAGS}])\nscript_options = args"),
         ("GB for GiB", f"args = parser.parse_args([{FLAGS.replace('8GiB', '8GB')}])\nscript_options = options_from_args(args)"),
@@ -359,6 +495,15 @@ WRONG = {
         ("the flags as text", "script_options = '--n-workers 4 --memory-limit 8GiB'"),
     ],
     "08-2": [
+        (
+            "half a slot",
+            "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 0.5}, pure=False)\nslot_workers = session.client.gather(slot_futures)",
+        ),
+        ("client.run, no tasks", "slot_futures = []\nslot_workers = list(session.client.run(lambda: 1))"),
+        (
+            "the resource misspelled",
+            "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU-SLOT': 1}, pure=False)\nslot_workers = ['with-slot'] * 4",
+        ),
         ("typed names", SLOT + "slot_workers = ['with-slot'] * 4"),
         (
             "pinned to a worker",
@@ -387,6 +532,9 @@ WRONG = {
         ("a set", SLOT + "slot_workers = set(session.client.gather(slot_futures))"),
     ],
     "09-1": [
+        ("review: off by one", "total_future = session.client.submit(sum, session.client.map(square, range(1, 11)))"),
+        ("max, not sum", "total_future = session.client.submit(max, session.client.map(square, range(10)))"),
+        ("len, not sum", "total_future = session.client.submit(len, session.client.map(square, range(10)))"),
         ("one graph of delayed calls", "total_future = session.client.compute(dask.delayed(sum)([dask.delayed(square)(i) for i in range(10)]))"),
         ("a list of futures", "total_future = session.client.map(square, range(10))"),
         ("one task does it all", "total_future = session.client.submit(lambda n: sum(square(i) for i in range(n)), 10)"),
@@ -400,6 +548,9 @@ WRONG = {
         ("delayed", "total_future = dask.delayed(sum)([dask.delayed(square)(i) for i in range(10)])"),
     ],
     "09-2": [
+        ("MB for MiB", "partition_bytes = '4000MB'"),
+        ("an eighth of a GiB", "partition_bytes = '0.125GiB'"),
+        ("bits", "partition_bytes = 4 * 2**30 * 8"),
         ("GB for GiB", "partition_bytes = '4GB'"),
         ("the whole GPU", "partition_bytes = '32GiB'"),
         ("the fraction", "partition_bytes = 0.125"),

@@ -68,9 +68,19 @@ SEEDS = itertools.count(42)
 WORKDIR = tempfile.TemporaryDirectory(prefix="gdk-exercises-")  # notebook 07's Parquet; removed at exit
 
 
+def uneven(df, partition_info=None):
+    """As notebook 04's set-up: partitions of different sizes (a typed row count cannot match a count by chance)."""
+    return df.iloc[: len(df) - 10 * (partition_info["number"] % 5)] if partition_info else df
+
+
+def slow_read(df):
+    """As notebook 03's recipe on top of the source frame (without the sleep)."""
+    return df
+
+
 def _frame():
-    """A persisted frame of 3 partitions, new data each time: a wrong answer that changes it in place harms no other case."""
-    return dask.datasets.timeseries(start="2000-01-01", end="2000-01-04", freq="600s", seed=next(SEEDS)).persist()
+    """A persisted frame of 4 uneven partitions, new data each time: a wrong answer that changes it in place harms no other case."""
+    return dask.datasets.timeseries(start="2000-01-01", end="2000-01-05", freq="600s", seed=next(SEEDS)).map_partitions(uneven).persist()
 
 
 def namespace(key, client):
@@ -89,12 +99,13 @@ def namespace(key, client):
         x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()
         u, s, v = dask.persist(*da.linalg.svd(x))
         ns.update(x=x, u=u, s=s, v=v, s_host=np.asarray(s.compute()))
-    elif nb in ("03", "04"):
+    elif nb == "03":  # as after notebook 03's Run All: ddf is the lazy recipe again, on top of raw
+        raw = dask.datasets.timeseries(start="2000-01-01", end="2000-01-04", freq="600s", seed=next(SEEDS))
+        ns.update(raw=raw, ddf=raw.map_partitions(slow_read), slow_read=slow_read)
+    elif nb == "04":
         ddf = _frame()
         wait(ddf)
-        ns["ddf"] = ddf
-        if nb == "04":
-            ns["ddf_fingerprint"] = fingerprint(ddf)
+        ns.update(ddf=ddf, ddf_fingerprint=fingerprint(ddf))
     elif nb == "05":
         rng = np.random.default_rng(0)
         df = pd.DataFrame({f"x{i}": rng.normal(size=300) for i in range(6)})
@@ -102,7 +113,7 @@ def namespace(key, client):
         ns.update(df=df, features=[f"x{i}" for i in range(6)], fit_one=fit_one, fit_ols=dask.delayed(fit_one))
         ns["data_future"] = client.scatter(df, broadcast=True, hash=False)  # a new key per namespace
     elif nb == "06":
-        ns.update(x=da.random.default_rng(6).random((2_000, 10), chunks=(500, 10)).persist(), N_COLS=10, to_host=lambda a: a)
+        ns.update(x=da.random.default_rng(6).random((250_000, 10), chunks=(62_500, 10)).persist(), N_COLS=10, to_host=lambda a: a)  # ~1% of the limits
     elif nb == "07":
         import dask.dataframe as dd
 
@@ -112,7 +123,7 @@ def namespace(key, client):
         processed = raw.assign(name=raw.name.map(lookups["name"]).astype("int32"))
         path = os.path.join(WORKDIR.name, "processed")
         if not os.path.exists(path):
-            processed.to_parquet(path)
+            dd.from_pandas(processed, npartitions=4).to_parquet(path)  # several files, as notebook 07 writes
         ns.update(dd=dd, raw=dd.from_pandas(raw, npartitions=4), processed=dd.read_parquet(path), PROCESSED=path)
         ns.update(lookups=lookups, N_INPUT_ROWS=1000, medians={1: 3.13, 2: 1.93})
         ns["processed"].x.mean().compute()  # like notebook 07's cell 9: a computation on the data before the exercise
@@ -125,9 +136,12 @@ def namespace(key, client):
     return ns
 
 
-def _run(code, key, client):
+def _run(code, key, client, history=True):
+    """Run an answer cell in a notebook-like namespace; ``history``: IPython's ``In`` holds it, then the check cell."""
     ns = namespace(key, client)
     exec(compile(code, f"<answer {key}>", "exec"), ns)
+    if history:
+        ns["In"] = ["", code, f'exercises.check("{key}", globals())']
     return ns
 
 
@@ -180,6 +194,7 @@ def test_a_wrong_attempt_then_the_right_one_in_the_same_kernel_passes(client):
     ns = _run(FITS + "x0_results = [l.compute() for l in lazy_fits]", "05-2", client)
     assert not judge("05-2", ns).correct
     exec("x0_results = dask.compute(*lazy_fits)", ns)
+    ns["In"] += ["x0_results = dask.compute(*lazy_fits)", 'exercises.check("05-2", globals())']
     assert judge("05-2", ns).correct, judge("05-2", ns).message
 
 

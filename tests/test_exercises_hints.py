@@ -41,3 +41,108 @@ def test_a_pair_of_x0_with_itself_that_broke_the_answer_cell_gets_a_hint(client)
     verdict = judge("05-2", ns)
     assert verdict.answered and not verdict.correct and "pairs x0 with itself" in verdict.message, verdict.message
     assert "compute(*" not in verdict.message
+
+
+REVIEW2_DIAGNOSES = [
+    ("00-1", "a = da.arange(N, chunks=N // 10, dtype='int32')\ntotal = (a ** 2).sum()", "overflow", "square each element"),
+    ("01-2", "spill_at = '10GB'", "smaller", "right digits"),
+    (
+        "04-1",
+        "m = ddf.x.mean().compute()\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - m)\n\ndemeaned = ddf.map_partitions(demean)",
+        "THAT partition",
+        "wrong column",
+    ),
+    (
+        "05-2",
+        "lazy_fits = session.client.compute([fit_ols(data_future, ('x0', f)) for f in features[1:]])\nx0_results = session.client.gather(lazy_fits)",
+        "holds Futures",
+        "should be a list of delayed",
+    ),
+    ("07-1", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()", "never combined", "Group by the name"),
+    ("09-1", "total_future = session.client.submit(sum, session.client.map(square, range(1, 11)))", "another range", "use sum"),
+    ("03-1", "max_y_by_name = ddf.set_index('id').compute().groupby('name').y.max()", "computed in this notebook", "Correct"),
+    ("03-2", "ddf_fast = raw.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()", "raw, the source frame", "Correct"),
+    ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()", "recipe again", "Correct"),
+    (
+        "06-1",
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)",
+        "added up in this notebook",
+        "Correct",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW2_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW2_DIAGNOSES])
+def test_review2_hints_name_the_actual_mistake(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
+
+
+def _then(ns, code, key):
+    """The learner runs another cell (``code``) in the same kernel, then the check: IPython's In grows by both."""
+    exec(compile(code, "<a later cell>", "exec"), ns)
+    ns["In"] += [code, f'exercises.check("{key}", globals())']
+    return judge(key, ns)
+
+
+def test_a_value_typed_in_after_one_correct_run_is_not_accepted(client):
+    """Leftover evidence (review 2, 02-1 and 04-2): the scheduler saw a correct run once; the answer cell now holds a number."""
+    ns = _run(
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())", "02-1", client
+    )
+    assert judge("02-1", ns).correct
+    verdict = _then(ns, f"rank10_error = {ns['rank10_error']!r}", "02-1")
+    assert not verdict.correct and "typed into the answer cell" in verdict.message, verdict.message
+    ns = _run("rows_in_partition_2 = len(ddf.partitions[2].compute())", "04-2", client)
+    assert judge("04-2", ns).correct
+    verdict = _then(ns, f"rows_in_partition_2 = {ns['rows_in_partition_2']}", "04-2")
+    assert not verdict.correct and "typed into the answer cell" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("key", "code", "later"),
+    [
+        ("07-1", "rows_per_name = processed.groupby('name').size().compute()", "m = processed.x.mean().compute()"),
+        ("05-2", FITS + "x0_results = dask.compute(*lazy_fits)", "again = dask.compute(fit_ols(data_future, ('x1', 'x2')))"),
+        ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute()", "n = len(ddf)"),
+        (
+            "02-1",
+            "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())",
+            "t = x.sum().compute()",
+        ),
+    ],
+)
+def test_an_unrelated_cell_after_a_right_answer_changes_nothing(key, code, later, client):
+    """Review 2 (05/07): the "latest submission" rule rejected a right answer once another cell had computed something."""
+    ns = _run(code, key, client)
+    assert judge(key, ns).correct, judge(key, ns).message
+    verdict = _then(ns, later, key)
+    assert verdict.correct, verdict.message
+
+
+def test_the_reference_answer_of_03_1_passes_with_ddf_persisted_and_lazy(client):
+    """Review 2: after Run All ddf is the lazy recipe again and its tasks run under fused keys; both states must pass."""
+    from gpu_dask_kit.exercises import EXERCISES
+
+    ns = _run(EXERCISES["03-1"].solution, "03-1", client)
+    assert judge("03-1", ns).correct, judge("03-1", ns).message  # lazy (the corpus' 03 set-up)
+    ns = _run("ddf = ddf.persist()\n" + EXERCISES["03-1"].solution, "03-1", client)
+    assert judge("03-1", ns).correct, judge("03-1", ns).message
+    ns = _run(EXERCISES["03-1"].solution, "03-1", client, history=False)  # outside IPython: the scheduler's record
+    assert judge("03-1", ns).correct, judge("03-1", ns).message
+
+
+def test_after_the_cluster_is_closed_the_check_says_so_plainly(client):
+    from distributed import Client
+
+    from tests.test_exercises_corpus import Session
+
+    closed = Client(client.scheduler.address)
+    closed.close()
+    for key, code in [("00-2", "cluster_memory = '2GiB'"), ("03-1", "max_y_by_name = 1"), ("09-1", "total_future = 285")]:
+        ns = {**_run(code, key, client), "session": Session(closed)}
+        verdict = judge(key, ns)
+        assert not verdict.correct and "the cluster is closed: re-run the set-up cell" in verdict.message, verdict.message
+        assert "IOLoop" not in verdict.message and "No clients found" not in verdict.message
+    ns = {**_run("spill_at = '9.6GiB'", "01-2", client), "session": Session(closed)}
+    assert judge("01-2", ns).correct  # no cluster needed: judged as usual

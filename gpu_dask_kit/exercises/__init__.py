@@ -16,8 +16,13 @@ of graph submissions, the keys it holds in memory, a task's inputs and resource 
 persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what is wrong in
 kind, then where to look; never the answer itself.
 
+Evidence belongs to the answer itself: a Dask object is judged by its own keys; a plain value (a float, a Series)
+by its answer cell, which ``replay`` finds in IPython's ``In`` history and runs again, statement by statement, while
+it reads the scheduler's log: an earlier correct run, or an unrelated cell run since, changes nothing, and a value
+typed into the cell is seen as typed. Outside IPython (no ``In``) the scheduler's latest record is read instead.
+
 ``check`` leaves the answer names in the namespace (the learner keeps ``ddf_fast``, ``x0_results`` ...): it
-judges whatever they hold now, which is what the answer cell ran last; judging is deterministic.
+judges whatever they hold now. When the notebook's cluster is closed, a check says so and names the cell to re-run.
 """
 
 from __future__ import annotations
@@ -25,10 +30,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .evidence import fingerprint
+from .evidence import cluster_closed, fingerprint
 from .model import Exercise, Hint, Verdict
+from .replay import CELL
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
+
+#: What a check says when the notebook's cluster is gone (closed, or the kernel lost it): no raw error text.
+CLOSED = (
+    "Could not be checked ({key}): the cluster is closed: re-run the set-up cell (the one with `session = "
+    "kit.start_cluster(...)`), then your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
+)
+CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
 SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"
@@ -38,8 +51,10 @@ def _catalog() -> dict[str, Exercise]:
     from .catalog_a import EXERCISES as first
     from .catalog_b import EXERCISES as second
     from .catalog_c import EXERCISES as third
+    from .catalog_d import EXERCISES as fourth
+    from .catalog_e import EXERCISES as fifth
 
-    return {e.key: e for e in (*first, *second, *third)}
+    return {e.key: e for e in (*first, *second, *third, *fourth, *fifth)}
 
 
 EXERCISES: dict[str, Exercise] = _catalog()
@@ -90,12 +105,16 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
             f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.",
         )
+    if exercise.cluster and cluster_closed(namespace):
+        return Verdict(False, True, CLOSED.format(key=key))
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
+        if exercise.cluster and (cluster_closed(namespace) or any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS)):
+            return Verdict(False, True, CLOSED.format(key=key))
         return Verdict(
             False,
             True,
@@ -115,6 +134,8 @@ def check(key: str, namespace: dict[str, Any]) -> None:
     unanswered = all(namespace.get(name, Ellipsis) is Ellipsis for name in exercise.names)
     if unanswered and os.environ.get(SOLVE_ENV) == "1":
         exec(compile(exercise.solution, f"<solution {key}>", "exec"), namespace)
+        print(judge(key, {**namespace, CELL: exercise.solution}).message)  # the solution is the answer cell
+        return
     print(judge(key, namespace).message)
 
 

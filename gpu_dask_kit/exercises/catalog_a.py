@@ -8,8 +8,9 @@ from dask.core import flatten
 from distributed import futures_of
 
 from .evidence import client_of, latest_run
-from .judging import MAX_TASKS, is_lazy, kind, size_answer
+from .judging import MAX_TASKS, from_cell, is_lazy, kind, size_answer
 from .model import Exercise, Hint
+from .replay import Replay
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 00 · start here ---------------------------------------------------------------------------------
@@ -22,6 +23,11 @@ def _check_a(a: Any, n: int) -> None:
         raise Hint(f"a has shape {a.shape}: it should hold the N integers 0, 1, ..., N-1 (one dimension).")
     if a.dtype.kind not in "iu":
         raise Hint(f"a holds {a.dtype} values: the integers 0 ... N-1 are integers (floats cannot add up this sum exactly).")
+    if a.dtype.itemsize < 8:
+        raise Hint(
+            f"a holds {a.dtype} values: the largest square, (N-1)**2, does not fit in {a.dtype.itemsize * 8} bits, so the "
+            "squares and their sum overflow and wrap around silently. Use 64-bit integers (the default of arange)."
+        )
     chunks = a.numblocks[0]
     if chunks > 100:
         raise Hint(
@@ -53,6 +59,8 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"total has {len(graph):,} tasks: build it from a, with its 10 chunks.")
     if not set(flatten(a.__dask_keys__())) <= set(graph.keys()):
         raise Hint("total is not built from a (its task graph does not contain a's chunks): start from a itself.")
+    if getattr(total, "dtype", None) is not None and total.dtype.kind in "iu" and total.dtype.itemsize < 8:
+        raise Hint(f"total is summed as {total.dtype}: the sum of squares overflows {total.dtype.itemsize * 8} bits. Keep 64-bit integers.")
     if getattr(total, "shape", ()) != ():
         raise Hint(f"total has shape {total.shape}: it should be ONE number. Square every element, then add them all up.")
     value = total.compute()
@@ -133,6 +141,22 @@ def _rank_error(s: Any, k: int) -> float:
     return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
 
 
+def _ratio_in_one_run(found: Replay) -> None:
+    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
+    summing = [r for r in found.working("rank10_error") if any("sum" in p for p in r["prefixes"])]
+    if not summing:
+        raise Hint(
+            "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "
+            "NumPy did the work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, "
+            "u, s and v, and compute only the result."
+        )
+    if len(summing) > 1:
+        raise Hint(
+            f"your answer cell computed the norms in {len(summing)} separate computations (each reads x again): hand "
+            "both to Dask at once (one expression, or one call with both), so one pass over x shares the work."
+        )
+
+
 def _ran_on_cluster(ns: dict[str, Any]) -> None:
     """A :class:`Hint` unless the latest computation on the cluster was the whole ratio (both norms, divided)."""
     client = client_of(ns, ns["x"])
@@ -160,7 +184,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     number = as_number(value)
     if number is None:
         raise Hint(f"rank10_error should be one number (a float); {kind(value)} is not.")
-    _ran_on_cluster(ns)
+    found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
+    if found is None:  # not in IPython (no input history): the scheduler's latest computation
+        _ran_on_cluster(ns)
+    else:
+        _ratio_in_one_run(found)
     s = np.asarray(ns["s_host"], dtype=float)
     expected = _rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
@@ -225,8 +253,9 @@ EXERCISES = [
         'workshop_options = kit.ClusterOptions(device_memory_limit="60%", rmm_async=True, dashboard_address=":0")\n',
         _judge_01_1,
         "kit.ClusterOptions takes the same keywords as kit.start_cluster; help(kit.ClusterOptions) lists them.",
+        cluster=False,
     ),
-    Exercise("01-2", ("spill_at",), 'spill_at = "9.6GiB"  # 0.6 * 16 GiB\n', _judge_01_2, "a size: bytes as an int, or a string with a unit."),
+    Exercise("01-2", ("spill_at",), 'spill_at = "9.6GiB"  # 0.6 * 16 GiB\n', _judge_01_2, "a size: bytes as an int, or a string with a unit.", cluster=False),
     Exercise(
         "02-1",
         ("rank10_error",),
@@ -240,5 +269,6 @@ EXERCISES = [
         'import dask\n\nspill_threshold = dask.config.get("distributed.worker.memory.target") * 600 * 2**20\n',
         _judge_02_2,
         "dask.config.get('distributed.worker.memory.target') is a fraction of the memory limit.",
+        cluster=False,
     ),
 ]

@@ -1,15 +1,17 @@
-"""Exercises of notebooks 03-05: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
+"""Exercises of notebooks 03-04: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import dask
+from dask.core import flatten
+from dask.utils import key_split
 from distributed import futures_of
 
-from .evidence import client_of, fingerprint, runs_touching, same_fingerprint
-from .judging import host, is_lazy, kind, require_computed, require_one_submission, require_persisted, require_worked_on
+from .evidence import MOVES, client_of, fingerprint, persisted, runs_touching, same_fingerprint
+from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, require_worked_on
 from .model import Exercise, Hint
+from .replay import Replay
 from .values import as_number
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
@@ -34,11 +36,37 @@ def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
         raise Hint(wrong)
 
 
+def _reduces(run: dict[str, Any]) -> bool:
+    """True for a submission that reduced on the workers (a tree reduction, a groupby aggregation), not just read data."""
+    return any(p.endswith("-tree") or "aggregat" in p or p.startswith(("chunk", "groupby", "mean_chunk")) for p in run["prefixes"])
+
+
+def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[str, Any]]:
+    """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many."""
+    reducing = [r for r in found.runs_for(name) if _reduces(r)]
+    if not reducing:
+        raise Hint(
+            f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
+            "the cluster), and pandas grouped them on one core. Let the workers group and reduce; bring back only the "
+            "small result."
+        )
+    if len(reducing) >= 3:
+        raise Hint(
+            f"your answer cell ran {len(reducing)} separate computations on {data_name}, each answering a piece: one "
+            "Dask groupby answers the whole question in a single computation."
+        )
+    return reducing
+
+
 def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = "one value per name, but not the largest y of each: check which column and which aggregation you used."
     require_computed(ans["max_y_by_name"], "max_y_by_name")
-    require_worked_on(ns, ns["ddf"], "ddf", "max_y_by_name")
     _per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong)
+    found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
+    if found is None:  # not in IPython: the scheduler's record of work on ddf
+        require_worked_on(ns, ns["ddf"], "ddf", "max_y_by_name")
+    else:
+        _grouped_on_cluster(found, "ddf", "max_y_by_name")
     return "the largest y of each name."
 
 
@@ -47,11 +75,45 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
+    if not _held(fast) <= _computed_keys(ns["ddf"]):
+        source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
+        raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
-    require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
+    found = from_cell(ns, ("mean_x_by_name", "ddf_fast"), values=("mean_x_by_name",))
+    if found is None:  # not in IPython: the scheduler's record of work on ddf_fast
+        require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
+    else:
+        _means_from_memory(found, ns["ddf"], fast)
     wrong = "those are not the means of x per name over all of ddf's rows: check the column, the aggregation, and that ddf_fast holds every row."
     _per_name(ans["mean_x_by_name"], "mean_x_by_name", ns["ddf"].groupby("name").x.mean().compute(), wrong)
     return "ddf_fast holds its partitions in worker memory, and the means come from it."
+
+
+def _held(collection: Any) -> set[Any]:
+    return {f.key for f in futures_of(collection)}
+
+
+def _computed_keys(collection: Any) -> set[Any]:
+    """The keys the scheduler holds for ``collection`` once persisted (its optimised keys, or the ones it holds already)."""
+    own = set(flatten(collection.__dask_keys__()))  # Client.persist keeps these; .persist() keeps the optimised ones
+    return _held(collection) | own | set(flatten(collection.optimize().__dask_keys__()))
+
+
+def _means_from_memory(found: Replay, ddf: Any, fast: Any) -> None:
+    """A :class:`Hint` unless ONE computation of the answer cell made the means, without re-running ddf's recipe."""
+    reducing = _grouped_on_cluster(found, "ddf_fast", "mean_x_by_name")
+    if len(reducing) > 1:
+        raise Hint(
+            f"the means came from {len(reducing)} separate computations (a sum and a count, computed one after "
+            "another?): a mean per name is one Dask expression, computed once."
+        )
+    kept = {key_split(k) for k in _held(fast)}  # the names of what ddf_fast holds in memory
+    recipe = {key_split(k) for k in dict(ddf.__dask_graph__())} - kept - {"getitem", *MOVES}
+    if reducing[0]["prefixes"] & recipe:
+        raise Hint(
+            "the means ran ddf's whole recipe again (its tasks ran once more, not read from memory): compute them from "
+            "ddf_fast, whose partitions are held on the workers."
+        )
 
 
 # --- 04 · map_partitions -----------------------------------------------------------------------------
@@ -98,6 +160,14 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if out is None or "x_demeaned" not in getattr(out, "columns", []):
         what = "nothing (None)" if out is None else f"{kind(out)}{' (one column, not the whole partition)' if not hasattr(out, 'columns') else ''}"
         raise Hint(f"demean should return the whole partition with a new column named x_demeaned; it returned {what}.")
+    missing = [str(c) for c in original.columns if c not in out.columns]
+    if missing:
+        raise Hint(f"demean should return the whole partition plus x_demeaned; the frame it returns has lost column(s) {', '.join(missing)}.")
+    if is_lazy(demeaned) and futures_of(demeaned) and persisted(demeaned) is None:
+        raise Hint(
+            "demeaned is persisted: its partitions were computed and are now held in worker memory. The question asks "
+            "for the lazy frame that mapping builds (a recipe: it runs when you use it)."
+        )
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
         raise Hint(f"demeaned is {kind(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
     if not _built_from(ns, ddf, demeaned):
@@ -110,6 +180,8 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     for i in (0, 1):
         part = demeaned.partitions[i].compute()
         wanted = host(part["x"] - part["x"].mean())
+        if i == 0 and (abs(host(part["x_demeaned"]) - host(part["x"] - ddf.x.mean().compute())) <= 1e-9).all():
+            raise Hint("x_demeaned subtracts the mean of x over ALL of ddf: subtract the mean of x in THAT partition (each partition its own).")
         if not (abs(host(part["x_demeaned"]) - wanted) <= 1e-9).all():
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
@@ -125,9 +197,19 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     number = as_number(value)
     if number is None or number != int(number):
         raise Hint(f"rows_in_partition_2 should be a whole number of rows; {kind(value)} is not.")
+    found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
+    expected = len(ddf.partitions[2])
+    if int(number) == expected and found is not None:
+        wanted = {str(k) for k in flatten(ddf.partitions[2].__dask_keys__())}
+        if not any(r["keys"] & wanted for r in found.runs_for("rows_in_partition_2")):
+            raise Hint(
+                "the number is right, but your answer cell did not have the workers count partition 2 by itself: it "
+                "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
+                "of ddf and let Dask count its rows."
+            )
+        return "the number of rows of that one partition, counted by the workers."
     client = client_of(ns, ddf)
     runs = [r for r in runs_touching(client, ddf) if r["prefixes"] - r["own"]] if client is not None else []
-    expected = len(ddf.partitions[2])
     if int(number) == expected:
         own = {str(k) for k in ddf.__dask_keys__()}
         wanted = {str(ddf.__dask_keys__()[2])}
@@ -146,74 +228,13 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the number of rows of the whole frame; the question asks about one partition.")
     if int(number) == ddf.npartitions:
         raise Hint("that is the number of partitions; the question asks how many rows ONE partition has.")
+    if int(number) * ddf.npartitions in range(len(ddf) - ddf.npartitions, len(ddf) + 1):
+        raise Hint("that is the whole frame's rows divided by the number of partitions (an average): partitions differ in size. Count partition 2 itself.")
+    lengths = list(ddf.map_partitions(len).compute())
+    others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
+    if others:
+        raise Hint(f"that is the row count of partition {others[0]}: partitions are numbered from 0, select the one the question names.")
     raise Hint("that is not the row count of partition 2: select that one partition (counting from 0) and take its length.")
-
-
-# --- 05 · delayed regressions ------------------------------------------------------------------------
-
-
-def _uses_future(ns: dict[str, Any], lazy: list[Any], name: str) -> None:
-    """A :class:`Hint` unless every delayed call takes the data already on the cluster (data_future), not a frame."""
-    key = getattr(ns.get("data_future"), "key", None)
-
-    def takes(d: Any) -> bool:
-        return any(key in (getattr(t, "dependencies", None) or ()) for t in d.__dask_graph__().values())
-
-    if key is not None and not all(takes(d) for d in lazy):
-        raise Hint(
-            f"the calls in {name} carry the data inside their task graph (a frame from this notebook, sent again with "
-            "every computation) instead of the copy already on the workers. Pass the future the lesson scattered."
-        )
-
-
-def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    best = ans["best_single_feature"]
-    require_one_submission(ns, ans["single_fits"], "single_fits")
-    _uses_future(ns, ans["single_fits"], "single_fits")
-    results = dask.compute(*ans["single_fits"])
-    features = [f for f in ns["features"]]
-    if sorted(tuple(r[0]) for r in results) != sorted((f,) for f in features):
-        raise Hint("single_fits should hold one fit per feature, each with ONE feature (a tuple of length one).")
-    if isinstance(best, (tuple, list)) and len(best) == 1:
-        raise Hint(f"best_single_feature is {kind(best)} holding a name: the question asks for the column name itself, a str.")
-    if not isinstance(best, str) or best not in features:
-        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {kind(best)} that is not one of them is not it.")
-    r2 = {r[0][0]: float(r[3]) for r in results}
-    if r2[best] < max(r2.values()):
-        worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
-        raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
-    return "the single feature with the highest R², from fits that ran together on the cluster."
-
-
-def _early_05_2(filled: dict[str, Any]) -> None:
-    """The answer cell raised before x0_results was set: a pair of x0 with itself is the usual reason."""
-    for d in filled.get("lazy_fits", ()) if isinstance(filled.get("lazy_fits"), (list, tuple)) else ():
-        args = [a for t in d.__dask_graph__().values() for a in getattr(t, "args", ()) if isinstance(a, tuple)]
-        if any(len(a) == 2 and a[0] == a[1] for a in args):
-            raise Hint(
-                "x0_results was never set because computing lazy_fits failed: one of the fits pairs x0 with itself (the "
-                "same column twice in one model, which pandas/cuDF refuse). Pair x0 only with the OTHER features."
-            )
-
-
-def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    results = ans["x0_results"]
-    if is_lazy(results) or (isinstance(results, (list, tuple)) and any(is_lazy(r) for r in results)):
-        raise Hint("x0_results still holds lazy (Delayed) objects: nothing ran yet. Store the computed results.")
-    require_one_submission(ns, ans["lazy_fits"], "lazy_fits")
-    _uses_future(ns, ans["lazy_fits"], "lazy_fits")
-    if not isinstance(results, (list, tuple)):
-        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
-    expected = sorted(f for f in ns["features"] if f != "x0")
-    if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
-        results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list
-    if len(results) != len(expected):
-        raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
-    pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]
-    others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
-    if others != expected:
-        raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
-    return f"{len(expected)} models, sent to the cluster in one submission and run side by side."
 
 
 EXERCISES = [
@@ -234,22 +255,5 @@ EXERCISES = [
     ),
     Exercise(
         "04-2", ("rows_in_partition_2",), "rows_in_partition_2 = len(ddf.partitions[2].compute())\n", _judge_04_2, "ddf.partitions[...] selects partitions."
-    ),
-    Exercise(
-        "05-1",
-        ("single_fits", "best_single_feature"),
-        "single_fits = [fit_ols(data_future, (name,)) for name in features]\n"
-        "single = dask.compute(*single_fits)\n"
-        "best_single_feature = max(single, key=lambda result: result[3])[0][0]\n",
-        _judge_05_1,
-        "a list of fit_ols calls, one per feature, computed together; then compare R².",
-    ),
-    Exercise(
-        "05-2",
-        ("lazy_fits", "x0_results"),
-        'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\n',
-        _judge_05_2,
-        "build the list first, then hand all of it to Dask at once.",
-        _early_05_2,
     ),
 ]

@@ -11,16 +11,20 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import dask
 from dask.core import flatten
 from dask.task_spec import Alias, DataNode
 from dask.utils import key_split
-from distributed import futures_of, wait
+from distributed import futures_of, get_client, wait
+from distributed.metrics import time as metrics_time
 
 __all__ = [
+    "cluster_closed",
     "client_of",
     "runs_touching",
     "latest_run",
     "all_runs",
+    "scheduler_now",
     "submitted_with",
     "computes",
     "MOVES",
@@ -38,8 +42,6 @@ SUBMISSION = "update-graph"  # the scheduler's stimulus id of one graph submissi
 
 def client_of(namespace: dict[str, Any], *values: Any) -> Any:
     """The client behind the notebook's ``session``, the futures among ``values``, or the default one; else None."""
-    from distributed import futures_of, get_client
-
     session_client = getattr(namespace.get("session"), "client", None)
     if session_client is not None:
         return session_client
@@ -54,6 +56,18 @@ def client_of(namespace: dict[str, Any], *values: Any) -> Any:
         return get_client()
     except ValueError:
         return None
+
+
+def cluster_closed(namespace: dict[str, Any]) -> bool:
+    """True when the notebook's ``session`` client is closed, or there is no session and no running client at all."""
+    client = getattr(namespace.get("session"), "client", None)
+    if client is not None:
+        return str(getattr(client, "status", "")) in ("closed", "closing")
+    try:
+        client = get_client()
+    except ValueError:
+        return True
+    return str(getattr(client, "status", "")) in ("closed", "closing")
 
 
 def _keys(collection: Any) -> list[Any]:
@@ -87,6 +101,15 @@ def persisted(collection: Any) -> str | None:
     return f"{len(lost)} of its {len(held)} partitions are not in worker memory (still running, or lost)" if lost else None
 
 
+def _covering_submission(dask_scheduler: Any, keys: list[Any]) -> bool:
+    """True when ONE graph submission created every one of ``keys`` (whatever ran before or after it)."""
+    made: dict[str, set[Any]] = {}
+    for t in dask_scheduler.story(*keys):
+        if t.stimulus_id.startswith(SUBMISSION) and t.start == "released" and t.key in keys:
+            made.setdefault(t.stimulus_id, set()).add(t.key)
+    return any(len(found) == len(set(keys)) for found in made.values())
+
+
 def _latest_submissions(dask_scheduler: Any, keys: list[Any]) -> dict[Any, str]:
     """Per key, the stimulus id of the latest graph submission that created it (absent: no record)."""
     latest: dict[Any, tuple[float, str]] = {}
@@ -104,6 +127,8 @@ def submissions(client: Any, lazy: list[Any]) -> tuple[int, int]:
     used the cluster leaves every key unrecorded.
     """
     keys = [k for obj in lazy for k in _keys(obj)]
+    if keys and client.run_on_scheduler(_covering_submission, keys=keys):
+        return 1, 0  # an earlier attempt, or a later unrelated cell, does not undo one submission of them all
     found = client.run_on_scheduler(_latest_submissions, keys=keys)
     return len(set(found.values())), len([k for k in keys if k not in found])
 
@@ -112,12 +137,13 @@ def submissions(client: Any, lazy: list[Any]) -> tuple[int, int]:
 MOVES = ("finalize", "repartitiontofewer", "concat", "partitions", "getitem", "alias")
 
 
-def _runs(dask_scheduler: Any, keys: list[str]) -> list[dict[str, Any]]:
-    """The graph submissions, oldest first, whose tasks touched any of ``keys`` (str keys): prefixes, keys, time."""
+def _runs(dask_scheduler: Any, keys: list[str], since: float = 0.0) -> list[dict[str, Any]]:
+    """The graph submissions, oldest first, whose tasks touched any of ``keys`` (str keys; none: every submission) at or
+    after ``since`` (the scheduler's clock): prefixes, keys, time."""
     wanted = set(keys)
     found: dict[Any, dict[str, Any]] = {}
     for key, _start, _finish, _recs, stimulus, stamp in dask_scheduler.transition_log:
-        if str(stimulus).startswith(SUBMISSION):
+        if str(stimulus).startswith(SUBMISSION) and stamp >= since:
             run = found.setdefault(stimulus, {"time": stamp, "prefixes": set(), "keys": set(), "own": set()})
             run["prefixes"].add(key_split(key))
             run["keys"].add(str(key))
@@ -127,19 +153,30 @@ def _runs(dask_scheduler: Any, keys: list[str]) -> list[dict[str, Any]]:
     return sorted(({**r, "touched": r["keys"] & wanted} for r in hits), key=lambda r: r["time"])
 
 
-def runs_touching(client: Any, collection: Any) -> list[dict[str, Any]]:
+def runs_touching(client: Any, collection: Any, since: float = 0.0) -> list[dict[str, Any]]:
     """The graph submissions (oldest first) whose tasks used ``collection``'s own keys: {"prefixes", "keys", "touched", "time"}.
 
     Read from the scheduler's transition log, so code that never used the cluster leaves no run; ``touched``
     says which of the collection's keys (as str) each run used.
     """
     held = [f.key for f in futures_of(collection)]  # persisted: the keys the scheduler holds (the collection may alias them)
-    return client.run_on_scheduler(_runs, keys=[str(k) for k in (*_keys(collection), *held)])
+    (optimised,) = dask.optimize(collection)  # a lazy frame runs under its optimised (fused) keys, not its own
+    keys = {str(k) for k in (*_keys(collection), *held, *_keys(optimised))}
+    return client.run_on_scheduler(_runs, keys=sorted(keys), since=since)
 
 
-def all_runs(client: Any) -> list[dict[str, Any]]:
-    """Every graph submission the scheduler's transition log still holds, oldest first (see ``runs_touching``)."""
-    return client.run_on_scheduler(_runs, keys=[])
+def all_runs(client: Any, since: float = 0.0) -> list[dict[str, Any]]:
+    """Every graph submission the scheduler's transition log still holds (from ``since`` on), oldest first."""
+    return client.run_on_scheduler(_runs, keys=[], since=since)
+
+
+def _now(dask_scheduler: Any) -> float:
+    return metrics_time()
+
+
+def scheduler_now(client: Any) -> float:
+    """The scheduler's clock (the one its transition log is stamped with)."""
+    return client.run_on_scheduler(_now)
 
 
 def latest_run(client: Any) -> dict[str, Any] | None:

@@ -12,7 +12,8 @@ from distributed import futures_of
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
-from .values import as_bytes, close, unit_mixup
+from .replay import Replay, replay, typed_in
+from .values import as_bytes, as_number, close, unit_mixup
 
 __all__ = [
     "MAX_TASKS",
@@ -25,6 +26,8 @@ __all__ = [
     "require_computed",
     "require_worked_on",
     "streak",
+    "same_value",
+    "from_cell",
 ]
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
@@ -168,3 +171,51 @@ def require_worked_on(namespace: dict[str, Any], data: Any, data_name: str, name
             "one Dask expression (one graph) can answer the whole question in a single computation."
         )
     return last
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """True when two answers hold the same value (numbers to 1e-9, arrays and Series element by element, any order of index)."""
+    import numpy as np
+
+    if type(a) is not type(b) and not (as_number(a) is not None and as_number(b) is not None):
+        return False
+    if hasattr(a, "sort_index") and hasattr(a, "index"):
+        a, b = host(a).sort_index(), host(b).sort_index()
+        return list(a.index) == list(b.index) and bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True))
+    if hasattr(a, "shape") and hasattr(a, "dtype") and getattr(a, "shape", ()) != ():
+        return getattr(a, "shape", None) == getattr(b, "shape", None) and bool(np.allclose(host(a), host(b), equal_nan=True))
+    if as_number(a) is not None and as_number(b) is not None:
+        return close(as_number(a), as_number(b), rel=1e-9, abs_=1e-12)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[str, ...] = ()) -> Replay | None:
+    """What the answer cell of ``names`` does on the cluster, run again by the check (see ``replay``); None outside IPython.
+
+    Each name in ``values`` must not be typed in, and must be what the cell gives now: a :class:`Hint` otherwise.
+    """
+    try:
+        found = replay(namespace, names)
+    except Exception as err:
+        first = (str(err).strip().splitlines() or [""])[0][:200]
+        raise Hint(
+            f"could not be checked: the check runs your answer cell again to see what it makes the cluster do, and the "
+            f"cell raised {type(err).__name__}: {first}. Make the answer cell run cleanly on its own, run it, then this check."
+        ) from None
+    if found is None:
+        return None
+    for name in values:
+        if typed_in(found.cell, name):
+            raise Hint(
+                f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "
+                f"the value is made. Compute {name} with Dask in that cell."
+            )
+        if not same_value(namespace[name], found.values.get(name)):
+            raise Hint(
+                f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
+                f"(was {name} typed in or changed by a later cell?). Run your answer cell, then this check."
+            )
+    return found

@@ -20,7 +20,7 @@ class Exercise:
     ``judge(answers, namespace)`` raises :class:`Hint` for a wrong answer and returns the "Correct" text.
     ``hint`` is the general hint added when the answer could not even be evaluated. ``early(answers)``, when
     given, looks at the answers filled in so far while others are still ``...`` (the answer cell raised half-way)
-    and raises :class:`Hint` when it sees why.
+    and raises :class:`Hint` when it sees why. ``cluster``: the judge asks the running cluster (a closed one is said plainly).
     """
 
     key: str
@@ -29,6 +29,7 @@ class Exercise:
     judge: Callable[[dict[str, Any], dict[str, Any]], str]
     hint: str
     early: Callable[[dict[str, Any]], None] | None = None
+    cluster: bool = True
 
 
 @dataclass(frozen=True)

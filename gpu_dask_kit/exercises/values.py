@@ -78,16 +78,18 @@ def close(given: float | None, expected: float, rel: float = 0.01, abs_: float =
 
 
 def unit_mixup(given: int | None, expected: int) -> str | None:
-    """A sentence when ``given`` is ``expected`` read with decimal units (GB) instead of binary ones (GiB).
+    """A sentence when ``given`` is ``expected``'s digits read with a decimal unit (GB) instead of the binary one (GiB).
+
+    Only the same digits count: 9.6 GB for 9.6 GiB is a mix-up, 10 GB for 9.6 GiB is not.
 
     >>> unit_mixup(8_000_000_000, 8 * 2**30)[:40]
     "Dask reads 'MB' and 'GB' as powers of 10"
-    >>> unit_mixup(8 * 2**30, 8 * 2**30) is None
-    True
+    >>> unit_mixup(8 * 2**30, 8 * 2**30) is None, unit_mixup(10**10, int(9.6 * 2**30)) is None
+    (True, True)
     """
     if given is None or expected <= 0 or close(given, expected, rel=0.001):
         return None
-    for power in (1, 2, 3, 4):
-        if close(given * (1024 / 1000) ** power, expected, rel=0.002) or close(given * (1000 / 1024) ** power, expected, rel=0.002):
-            return "Dask reads 'MB' and 'GB' as powers of 1000 bytes, 'MiB' and 'GiB' as powers of 1024 (GB and GiB differ by 7%)."
+    power = max(1, int(math.log(expected, 1024)))
+    if close(given / 1000**power, expected / 1024**power, rel=0.002):
+        return "Dask reads 'MB' and 'GB' as powers of 1000 bytes, 'MiB' and 'GiB' as powers of 1024 (GB and GiB differ by 7%)."
     return None

@@ -1,0 +1,128 @@
+"""Exercises of notebook 05 (delayed regressions): reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask
+from dask.utils import key_split
+from distributed import Future
+
+from .judging import from_cell, is_lazy, kind, require_one_submission
+from .model import Exercise, Hint
+
+# --- 05 · delayed regressions ------------------------------------------------------------------------
+
+
+def _uses_future(ns: dict[str, Any], lazy: list[Any], name: str) -> None:
+    """A :class:`Hint` unless every delayed call takes the data already on the cluster (data_future), not a frame."""
+    key = getattr(ns.get("data_future"), "key", None)
+
+    def takes(d: Any) -> bool:
+        return any(key in (getattr(t, "dependencies", None) or ()) for t in d.__dask_graph__().values())
+
+    if key is not None and not all(takes(d) for d in lazy):
+        raise Hint(
+            f"the calls in {name} carry the data inside their task graph (a frame from this notebook, sent again with "
+            "every computation) instead of the copy already on the workers. Pass the future the lesson scattered."
+        )
+
+
+def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any]) -> None:
+    """A :class:`Hint` unless the answer cell, run again, sent its fits to the cluster in one submission (None: no cell)."""
+    found = from_cell(ns, names)
+    if found is None:
+        return
+    prefix = key_split(lazy[0].key)
+    fitting = [r for r in found.runs_for(names[0]) if prefix in r["prefixes"]]
+    if not fitting:
+        raise Hint(f"your answer cell, run again, sent no fits to the cluster: {names[0]} was computed some other way (in this notebook?).")
+    if len(fitting) > 1:
+        raise Hint(
+            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (separate compute "
+            "calls): each waits for the previous one. Hand ALL of them to Dask in a single call (see the lesson above)."
+        )
+
+
+def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    best = ans["best_single_feature"]
+    require_one_submission(ns, ans["single_fits"], "single_fits")
+    _uses_future(ns, ans["single_fits"], "single_fits")
+    _fits_in_one_go(ns, ("best_single_feature", "single_fits"), ans["single_fits"])
+    results = dask.compute(*ans["single_fits"])
+    features = [f for f in ns["features"]]
+    if sorted(tuple(r[0]) for r in results) != sorted((f,) for f in features):
+        raise Hint("single_fits should hold one fit per feature, each with ONE feature (a tuple of length one).")
+    if isinstance(best, (tuple, list)) and len(best) == 1:
+        raise Hint(f"best_single_feature is {kind(best)} holding a name: the question asks for the column name itself, a str.")
+    if not isinstance(best, str) or best not in features:
+        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {kind(best)} that is not one of them is not it.")
+    r2 = {r[0][0]: float(r[3]) for r in results}
+    if r2[best] < max(r2.values()):
+        worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
+        raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
+    return "the single feature with the highest R², from fits that ran together on the cluster."
+
+
+def _early_05_2(filled: dict[str, Any]) -> None:
+    """The answer cell raised before x0_results was set: a pair of x0 with itself is the usual reason."""
+    for d in filled.get("lazy_fits", ()) if isinstance(filled.get("lazy_fits"), (list, tuple)) else ():
+        args = [a for t in d.__dask_graph__().values() for a in getattr(t, "args", ()) if isinstance(a, tuple)]
+        if any(len(a) == 2 and a[0] == a[1] for a in args):
+            raise Hint(
+                "x0_results was never set because computing lazy_fits failed: one of the fits pairs x0 with itself (the "
+                "same column twice in one model, which pandas/cuDF refuse). Pair x0 only with the OTHER features."
+            )
+
+
+def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    results = ans["x0_results"]
+    if is_lazy(results) or (isinstance(results, (list, tuple)) and any(is_lazy(r) for r in results)):
+        raise Hint("x0_results still holds lazy (Delayed) objects: nothing ran yet. Store the computed results.")
+    lazy = ans["lazy_fits"]
+    if isinstance(lazy, (list, tuple)) and lazy and all(isinstance(f, Future) for f in lazy):
+        raise Hint(
+            "lazy_fits holds Futures: the client sent each fit to the cluster as soon as it was made, so there is no list "
+            "of lazy calls to hand over together. Build delayed calls (fit_ols(...)) first; compute them afterwards."
+        )
+    require_one_submission(ns, lazy, "lazy_fits")
+    _uses_future(ns, lazy, "lazy_fits")
+    _fits_in_one_go(ns, ("x0_results", "lazy_fits"), lazy)
+    if not isinstance(results, (list, tuple)):
+        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
+    expected = sorted(f for f in ns["features"] if f != "x0")
+    if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
+        results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list
+    if len(results) != len(expected):
+        raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
+    pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]
+    if all(p and len(p) == 2 and p[1] == "x0" and p[0] != "x0" for p in pairs):
+        raise Hint(
+            "each pair has x0 second: the question's pairs start with x0, so that the first coefficient of every result "
+            "is x0's and the results line up. Put x0 first in each tuple."
+        )
+    others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
+    if others != expected:
+        raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
+    return f"{len(expected)} models, sent to the cluster in one submission and run side by side."
+
+
+EXERCISES = [
+    Exercise(
+        "05-1",
+        ("single_fits", "best_single_feature"),
+        "single_fits = [fit_ols(data_future, (name,)) for name in features]\n"
+        "single = dask.compute(*single_fits)\n"
+        "best_single_feature = max(single, key=lambda result: result[3])[0][0]\n",
+        _judge_05_1,
+        "a list of fit_ols calls, one per feature, computed together; then compare R².",
+    ),
+    Exercise(
+        "05-2",
+        ("lazy_fits", "x0_results"),
+        'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\n',
+        _judge_05_2,
+        "build the list first, then hand all of it to Dask at once.",
+        _early_05_2,
+    ),
+]

@@ -1,0 +1,189 @@
+"""Exercises of notebooks 08-09: reference solutions and judges (see ``gpu_dask_kit.exercises``)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+from typing import Any
+
+import dask
+from dask.utils import funcname
+
+from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
+from .judging import is_lazy, kind, size_answer
+from .model import Exercise, Hint
+from .values import as_bytes, as_fraction, as_number, close
+
+# --- 08 · scripts and clusters -----------------------------------------------------------------------
+
+
+def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    got = ans["script_options"]
+    if hasattr(got, "__dict__") and not isinstance(got, dict) and hasattr(got, "n_workers"):
+        raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
+    if not isinstance(got, dict):
+        raise Hint(f"script_options should be the dict options_from_args returns; {kind(got)} is not.")
+    if as_number(got.get("n_workers")) != 4:
+        raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
+    size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
+    pool = as_fraction(got.get("rmm_pool_size"))
+    if not close(pool, 0.5, abs_=1e-9):
+        raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction).")
+    if got.get("scheduler_file") != "/shared/scheduler.json":
+        raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")
+    extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
+    if extra:
+        raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
+    args = ns.get("args")
+    if not isinstance(args, argparse.Namespace) or ns["options_from_args"](args) != got:
+        raise Hint(
+            "script_options was not made by the script's parser: there is no `args` from parser.parse_args in this "
+            "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
+            "into args, then turn args into the dict."
+        )
+    if _reparsed(ns["parser"], args) != args:
+        raise Hint(
+            "args was not made by parser.parse_args: parsing the flags it describes gives other values (a Namespace "
+            "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
+        )
+    return "four flags, parsed by the same parser a script uses."
+
+
+def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace | None:
+    """What the parser makes of the flags ``args`` describes (None: it refuses them); equal to ``args`` when it made it."""
+    flags: list[str] = []
+    for dest, value in vars(args).items():
+        if value is None or value is False or value == parser.get_default(dest):
+            continue
+        flag = "--" + dest.replace("_", "-")
+        flags += [flag] if value is True else [flag, str(value)]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return parser.parse_args(flags)
+    except SystemExit:
+        return None
+
+
+def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    futures, names = ans["slot_futures"], ans["slot_workers"]
+    if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
+        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is {kind(futures)}.")
+    asked = resource_restrictions(list(futures))
+    if any(not a for a in asked):
+        raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")
+    if any(a["workers"] for a in asked):
+        raise Hint(
+            "the tasks are pinned to workers by name: the scheduler may use only those, whatever they have. Ask for what "
+            "the task NEEDS instead, and let the scheduler find the workers that offer it."
+        )
+    wanted = [a["resources"] for a in asked]
+    if not all(w == {"GPU_SLOT": 1} for w in wanted):
+        have = sorted({r for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values() for r in w.get("resources", {})})
+        raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
+    if len(futures) != 4:
+        raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")
+    if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
+        raise Hint("slot_workers holds futures: gather their results into the notebook.")
+    if not isinstance(names, (list, tuple)) or len(names) != 4:
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
+    fetched = gathered_since(list(futures))
+    if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
+        raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    if fetched < len(futures) and not dask.config.get("distributed.client.direct-to-workers", False):
+        raise Hint(
+            "the names in slot_workers never came from the cluster: the scheduler handed no results of those futures to "
+            "this notebook (typed in?). Bring the futures' results back and store what they hold."
+        )
+    return "every task asked for a GPU_SLOT, and ran where one is offered."
+
+
+# --- 09 · GPU-first ----------------------------------------------------------------------------------
+
+
+def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    total = ans["total_future"]
+    if is_lazy(total):
+        raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
+    if isinstance(total, (list, tuple)) and total and all(hasattr(f, "key") for f in total):
+        raise Hint(
+            f"total_future is a list of {len(total)} futures, one per number: the question wants ONE future, of a task "
+            "on a worker that takes those futures as its input and adds them up."
+        )
+    if not (hasattr(total, "result") and hasattr(total, "key")):
+        raise Hint(
+            f"total_future is {kind(total)}: the value is here in the notebook. The question wants the Future "
+            "of a task that adds up on a worker, without calling .result() or gathering."
+        )
+    inputs = task_inputs(total)
+    if inputs is None:
+        raise Hint("the scheduler does not know that future's task any more: run your answer cell again, then this check.")
+    square = funcname(ns["square"]) + "-"
+    computed = [k for k in inputs if str(k).startswith(square)]
+    if not inputs:
+        raise Hint(
+            "that task takes no futures as input: its inputs are plain values sent from this notebook (squares that came "
+            "back here first), or it computes the squares itself inside one function. Make the squares as futures on "
+            "the cluster first, then pass those futures to the summing task."
+        )
+    if len(computed) != len(inputs):
+        raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
+    if len(submitted_with(total, inputs)) < 2:
+        raise Hint(
+            "the squares and their sum went to the cluster as one graph (a lazy recipe computed at once): the question "
+            "is about futures, submitted first, then handed to a second task without coming back. Start the squares "
+            "with the client, as in the section above."
+        )
+    if len(computed) != 10:
+        raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
+    value = as_number(total.result(timeout=60))
+    if value != sum(i * i for i in range(10)):
+        ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
+        if value in ranges:
+            raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
+        raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
+    return "the squares stayed on the workers and a task there added them up."
+
+
+def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
+    if given is not None and close(given, 32 * 2**30, rel=0.001):
+        raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")
+    size_answer(ans["partition_bytes"], 4 * 2**30, "partition_bytes", "Take NVTabular's fraction of the GPU's 32 GiB (GiB = 2**30 bytes).")
+    return "partitions this size leave room for their copies and a shuffle's buffers."
+
+
+EXERCISES = [
+    Exercise(
+        "08-1",
+        ("script_options",),
+        'args = parser.parse_args(["--n-workers", "4", "--memory-limit", "8GiB", "--rmm-pool-size", "0.5",\n'
+        '                          "--scheduler-file", "/shared/scheduler.json"])\n'
+        "script_options = options_from_args(args)\n",
+        _judge_08_1,
+        "parser.parse_args takes the flags as a list of strings; options_from_args turns the result into a dict.",
+        cluster=False,
+    ),
+    Exercise(
+        "08-2",
+        ("slot_futures", "slot_workers"),
+        'slot_futures = session.client.map(where_am_i, range(4), resources={"GPU_SLOT": 1}, pure=False)\nslot_workers = session.client.gather(slot_futures)\n',
+        _judge_08_2,
+        "session.client.map takes the same scheduling keywords as the cells above; gather brings results back.",
+    ),
+    Exercise(
+        "09-1",
+        ("total_future",),
+        "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)\n",
+        _judge_09_1,
+        "session.client.map returns futures; a task may take a list of futures as its input.",
+    ),
+    Exercise(
+        "09-2",
+        ("partition_bytes",),
+        'partition_bytes = "4GiB"  # 32 GiB / 8\n',
+        _judge_09_2,
+        "a size: bytes as an int, or a string with a unit.",
+        cluster=False,
+    ),
+]

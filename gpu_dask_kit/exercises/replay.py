@@ -1,0 +1,168 @@
+"""Evidence tied to the answer itself: find the cell that made an answer and run it again while watching the scheduler.
+
+A plain value (a float, a Series) carries no trace of how it was made, and the scheduler's log holds every cell's
+work: an earlier correct run, or an unrelated cell run after the answer, would otherwise be read as the answer's
+doing. So for such answers the check takes the answer cell from IPython's input history (``In``: the latest cell
+that assigns the answer name; the check's own call is left out), runs it again in a scratch copy of the notebook's
+namespace, and judges what THAT made the cluster do (its graph submissions, from the scheduler's transition log),
+and that it gives the same value as the answer. A value typed into the cell is seen as typed.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import gc
+import io
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from distributed import futures_of, wait
+
+from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
+
+__all__ = ["Replay", "answer_cell", "typed_in", "replay", "moves_only", "CELL"]
+
+#: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
+SETTLE = 0.5
+
+#: Namespace entry ``check`` sets when it ran the reference solution itself (CI): that is then the answer cell.
+CELL = "__answer_cell__"
+
+
+@dataclass
+class Replay:
+    """What the answer cell did when the check ran it again, statement by statement: the graph submissions (runs) of
+    each statement, which statements each name depends on, and the values the names got."""
+
+    cell: str
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)
+    steps: list[list[dict[str, Any]]] = field(default_factory=list)  # runs per top-level statement
+    needs: dict[str, list[int]] = field(default_factory=dict)  # statements each name depends on
+    reads: dict[str, dict[str, Any]] = field(default_factory=dict)  # per name: the objects its statements read
+
+    def runs_for(self, name: str) -> list[dict[str, Any]]:
+        """The runs of the statements ``name`` depends on (what made its value), oldest first."""
+        return [run for i in self.needs.get(name, range(len(self.steps))) for run in self.steps[i]]
+
+    def working(self, name: str | None = None) -> list[dict[str, Any]]:
+        """The runs (of ``name``'s statements, or all) that computed something, not only moved held data here."""
+        return [r for r in (self.runs if name is None else self.runs_for(name)) if not moves_only(r)]
+
+
+def _names(node: ast.AST) -> tuple[set[str], set[str]]:
+    """(names a statement stores or mutates through a method call, names it reads)."""
+    stores, loads = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (stores if isinstance(n.ctx, (ast.Store, ast.Del)) else loads).add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+            stores.add(n.func.value.id)  # results.append(...), df.update(...): a change to that object
+    return stores, loads
+
+
+def _depends(body: list[ast.stmt], name: str) -> list[int]:
+    """The statements (indices) that made ``name``: those storing it, then those storing what they read, backwards."""
+    needed, found = {name}, []
+    for i in range(len(body) - 1, -1, -1):
+        stores, loads = _names(body[i])
+        if stores & needed:
+            found.append(i)
+            needed |= loads
+    return sorted(found)
+
+
+def moves_only(run: dict[str, Any]) -> bool:
+    """True for a submission whose tasks only moved or assembled data (a plain ``.compute()`` of data)."""
+    return all(p.startswith(MOVES) for p in run["prefixes"])
+
+
+def _is_check(node: ast.stmt) -> bool:
+    call = node.value if isinstance(node, ast.Expr) else None
+    func = getattr(call, "func", None)
+    return isinstance(call, ast.Call) and getattr(func, "attr", getattr(func, "id", "")) in ("check", "solution")
+
+
+def _assigned(tree: ast.Module, name: str) -> ast.AST | None:
+    """The value last assigned to ``name`` at the top level of ``tree`` (None: the cell does not assign it)."""
+    value = None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            names = [t.id for t in ast.walk(target) if isinstance(t, ast.Name)]
+            if name in names:
+                value = node
+    return value
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    tree.body = [node for node in tree.body if not _is_check(node)]
+    return tree
+
+
+def answer_cell(namespace: dict[str, Any], name: str) -> str | None:
+    """The source of the latest cell in ``In`` that assigns ``name`` (the check's own call removed); None outside IPython."""
+    if isinstance(namespace.get(CELL), str):
+        return namespace[CELL]
+    history = namespace.get("In")
+    if not isinstance(history, list):
+        return None
+    for source in reversed(history):
+        tree = _parse(source) if isinstance(source, str) else None
+        if tree is not None and _assigned(tree, name) is not None:
+            return ast.unparse(tree)
+    return None
+
+
+def typed_in(cell: str, name: str) -> bool:
+    """True when the cell's last assignment to ``name`` is a value written out (a literal, or arithmetic on literals)."""
+    tree = _parse(cell)
+    node = _assigned(tree, name) if tree is not None else None
+    value = getattr(node, "value", None)
+    if value is None or isinstance(node, ast.AugAssign):
+        return False
+    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
+
+
+def replay(namespace: dict[str, Any], names: tuple[str, ...]) -> Replay | None:
+    """Run the answer cell of ``names[0]`` again, statement by statement, on a scratch copy of ``namespace``.
+
+    None where there is no cell (not IPython) or no cluster. Raises the cell's own exception (the judge turns it into a
+    hint). What the cell prints is swallowed.
+    """
+    cell = answer_cell(namespace, names[0])
+    client = client_of(namespace)
+    tree = _parse(cell) if cell is not None else None
+    if tree is None or client is None:
+        return None
+    scratch = {k: v for k, v in namespace.items() if k != CELL}  # names the cell does not assign keep their values
+    gc.collect()  # futures nobody holds any more are released ...
+    time.sleep(SETTLE)  # ... and their release reaches the scheduler: otherwise a result still in memory would not run again
+    marks = []
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for node in tree.body:
+            marks.append(scheduler_now(client))
+            exec(compile(ast.Module(body=[node], type_ignores=[]), "<your answer cell, run again by the check>", "exec"), scratch)
+            held = [f for target in _names(node)[0] for f in _futures(scratch.get(target))]
+            if held:  # a persist in this statement: its tasks belong to it
+                with contextlib.suppress(TimeoutError):
+                    wait(held, timeout=WAIT)
+    runs = all_runs(client, since=marks[0]) if marks else []
+    bounds = [*marks[1:], float("inf")]
+    steps = [[r for r in runs if start <= r["time"] < end] for start, end in zip(marks, bounds, strict=True)]
+    needs = {n: _depends(tree.body, n) for n in names}
+    reads = {n: {r: scratch[r] for i in needs[n] for r in _names(tree.body[i])[1] if r in scratch} for n in names}
+    return Replay(ast.unparse(tree), runs, {n: scratch.get(n, Ellipsis) for n in names}, steps, needs, reads)
+
+
+def _futures(value: Any) -> list[Any]:
+    try:
+        return list(futures_of(value))
+    except Exception:
+        return []

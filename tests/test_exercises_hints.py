@@ -146,3 +146,24 @@ def test_after_the_cluster_is_closed_the_check_says_so_plainly(client):
         assert "IOLoop" not in verdict.message and "No clients found" not in verdict.message
     ns = {**_run("spill_at = '9.6GiB'", "01-2", client), "session": Session(closed)}
     assert judge("01-2", ns).correct  # no cluster needed: judged as usual
+
+
+def test_the_check_does_not_run_again_a_cell_that_closes_or_writes(client, tmp_path):
+    """The check re-runs the answer cell; a cell that also closes the cluster or writes a file is not run twice,
+    and the learner is told so (never "Correct" from the scheduler's older record)."""
+    target = tmp_path / "out.txt"
+    code = f"rows_per_name = processed.groupby('name').size().compute()\nopen({str(target)!r}, 'a').write('x')"
+    ns = _run(code, "07-1", client)
+    verdict = judge("07-1", ns)
+    assert not verdict.correct and "open(...), which the check does not run a second time" in verdict.message, verdict.message
+    assert target.read_text() == "x"  # written once, by the learner's own run
+
+
+def test_a_re_run_that_takes_too_long_is_stopped_and_said(client, monkeypatch):
+    from gpu_dask_kit.exercises import replay
+
+    monkeypatch.setattr(replay, "LIMIT", 1.0)
+    ns = _run("import time\nrows_per_name = processed.groupby('name').size().compute()", "07-1", client)
+    ns["In"][-2] = "time.sleep(5)\n" + ns["In"][-2]
+    verdict = judge("07-1", ns)
+    assert not verdict.correct and "took longer than 1 s" in verdict.message, verdict.message

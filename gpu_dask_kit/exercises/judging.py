@@ -12,7 +12,7 @@ from distributed import futures_of
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
-from .replay import Replay, replay, typed_in
+from .replay import NotReplayed, Replay, replay, typed_in
 from .values import as_bytes, as_number, close, unit_mixup
 
 __all__ = [
@@ -199,6 +199,11 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
     """
     try:
         found = replay(namespace, names)
+    except NotReplayed as reason:
+        raise Hint(
+            f"could not be checked: the check runs your answer cell again to see what it makes the cluster do, but {reason}. "
+            f"Keep only the lines that make the answer in that cell, run it, then this check."
+        ) from None
     except Exception as err:
         first = (str(err).strip().splitlines() or [""])[0][:200]
         raise Hint(

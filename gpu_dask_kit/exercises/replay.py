@@ -14,7 +14,10 @@ import ast
 import contextlib
 import gc
 import io
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,10 +25,25 @@ from distributed import futures_of, wait
 
 from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
 
-__all__ = ["Replay", "answer_cell", "typed_in", "replay", "moves_only", "CELL"]
+__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
 
 #: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
 SETTLE = 0.5
+
+#: Seconds the check lets the answer cell run again (the exercises' answers take seconds on the notebooks' data).
+LIMIT = 120.0
+
+#: Calls the check never runs a second time: they end or change the cluster, start another, or write files.
+UNSAFE_CALLS = frozenset(
+    {"close", "restart", "shutdown", "scale", "adapt", "retire_workers", "start_cluster", "register_plugin", "upload_file",
+     "to_parquet", "to_csv", "to_hdf", "to_json", "to_zarr", "to_npy_stack", "write_text", "write_bytes", "open",
+     "unlink", "remove", "rmtree", "system", "kill", "terminate"}
+)
+
+
+class NotReplayed(Exception):
+    """The answer cell was not run again (the message says why): the check says it could not judge, never "Correct"."""
+
 
 #: Namespace entry ``check`` sets when it ran the reference solution itself (CI): that is then the answer cell.
 CELL = "__answer_cell__"
@@ -130,6 +148,39 @@ def typed_in(cell: str, name: str) -> bool:
     return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
 
 
+def unsafe_call(tree: ast.Module) -> str | None:
+    """The first call in ``tree`` the check will not run twice (see ``UNSAFE_CALLS``), or None.
+
+    >>> unsafe_call(ast.parse("x = a.sum()\\nsession.close()"))
+    'close'
+    """
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in UNSAFE_CALLS:
+                return name
+    return None
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Stop the re-run after ``seconds`` (a timer signal: only in the main thread, where a kernel runs cells)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise NotReplayed(f"running it again took longer than {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def replay(namespace: dict[str, Any], names: tuple[str, ...]) -> Replay | None:
     """Run the answer cell of ``names[0]`` again, statement by statement, on a scratch copy of ``namespace``.
 
@@ -141,11 +192,14 @@ def replay(namespace: dict[str, Any], names: tuple[str, ...]) -> Replay | None:
     tree = _parse(cell) if cell is not None else None
     if tree is None or client is None:
         return None
+    call = unsafe_call(tree)
+    if call is not None:
+        raise NotReplayed(f"it also calls {call}(...), which the check does not run a second time")
     scratch = {k: v for k, v in namespace.items() if k != CELL}  # names the cell does not assign keep their values
     gc.collect()  # futures nobody holds any more are released ...
     time.sleep(SETTLE)  # ... and their release reaches the scheduler: otherwise a result still in memory would not run again
     marks = []
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for node in tree.body:
             marks.append(scheduler_now(client))
             exec(compile(ast.Module(body=[node], type_ignores=[]), "<your answer cell, run again by the check>", "exec"), scratch)

@@ -5,6 +5,7 @@ Executing them is nbval's job (`pytest --nbval notebooks ...`) and the venue che
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -182,6 +183,7 @@ ANSWER_GIVEAWAYS = {
     "02-2": ["360MiB", "360 MiB", "377487360"],
     "03-1": ['groupby("name").y.max()'],
     "04-1": ["df.assign(x_demeaned=", "df.copy()"],
+    "04-2": ["41200", "41,200", "41 200"],  # partition 2 at small scale (04's partitions are uneven on purpose)
     "05-2": ["dask.compute(*lazy_fits)"],
     "06-1": ["col_sums.persist()", "to_host(col_sums.compute())"],
     "06-2": ["1.86%", "0.0186"],
@@ -189,6 +191,26 @@ ANSWER_GIVEAWAYS = {
     "09-1": ["client.submit(sum, "],
     "09-2": ["4GiB", "4 GiB", "4294967296"],
 }
+
+
+def _gives_away(giveaway: str, text: str) -> bool:
+    """``giveaway`` in ``text`` as a whole number or size (``"N // 10"`` is not found in ``"N // 1000"``)."""
+    return re.search(r"(?<![\d.])" + re.escape(giveaway) + r"(?!\d)", text) is not None
+
+
+def test_no_markdown_or_stored_output_gives_an_answer_away(notebook):
+    """Beyond the prompt: no prose and no stored output of the notebook quotes an answer (review 2: 04's
+    partitions all had 43,200 rows, so any printed partition size was 04-2's answer)."""
+    path, nb = notebook
+    keys = [key for key in ANSWER_GIVEAWAYS if key.startswith(path.stem[:2])]
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            text = cell.source
+        else:
+            text = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", []))
+        for key in keys:
+            for giveaway in ANSWER_GIVEAWAYS[key]:
+                assert not _gives_away(giveaway, text), f"{path.name} cell {i}: {giveaway!r} gives {key}'s answer away"
 
 
 def test_prompts_do_not_contain_their_answers(notebook):
@@ -243,3 +265,29 @@ def test_rmm_options_are_guarded_on_rmm_being_installed(notebook):
         gpu_branch = any(m in cell.source for m in ('== "gpu"', "ON_GPU", "LocalCUDACluster("))
         if asks_pool and gpu_branch:
             assert "HAS_RMM" in cell.source, f"{path.name} code cell {i}: an RMM pool asked for without checking HAS_RMM"
+
+
+def _names(source: str, kind: type) -> set[str]:
+    """Names a cell reads (``ast.Load``) or deletes (``ast.Del``); IPython magics and shell lines are skipped."""
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, kind)}
+
+
+def test_no_cell_deletes_a_name_another_cell_reads(notebook):
+    """``del x`` in one cell makes every other cell that reads ``x`` fail with NameError when a learner runs it
+    again (review 2, notebook 06): drop the reference with ``x = None`` and let those cells say what to re-run."""
+    path, nb = notebook
+    cells = {i: c.source for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+    for i, source in cells.items():
+        for name in _names(source, ast.Del):
+            readers = [j for j, other in cells.items() if j != i and name in _names(other, ast.Load)]
+            assert not readers, f"{path.name} cell {i}: `del {name}`, read again in cells {readers}"
+
+
+def test_as_completed_demo_shows_a_completion_order_other_than_the_submission_order():
+    """09's futures section: the stored output says the tasks finished in another order than submitted (review 2)."""
+    nb = _load(NOTEBOOK_DIR / "09_gpu_first.ipynb")
+    demo = [c for c in _code(nb) if "as_completed(" in c.source]
+    assert demo, "09: no as_completed demo"
+    text = "".join(o.get("text", "") for c in demo for o in c.outputs)
+    assert "another order than they were submitted: True" in text, text

@@ -19,9 +19,12 @@ $(BIN)/python:
 $(UV): $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv
 
+# --compile-bytecode: pip's default, not uv's. Without the .pyc files every fresh interpreter (each worker,
+# kernel and script the tests start) compiles dask, distributed, pandas... from source, ~3.5 s CPU each here,
+# and where PYTHONDONTWRITEBYTECODE is set it does so every time (bench/RESULTS.md).
 $(STAMP): $(UV) $(INSTALL_DEPS)
 	rm -rf gpu_dask_kit/labextension
-	$(UV) pip install --quiet --python $(BIN)/python -e ".[test]"
+	$(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[test]"
 	$(BIN)/jupyter labextension list 2>&1 | grep -q "gpu-dask-kit.*enabled.*OK" || (echo "gpu-dask-kit labextension not installed" && $(BIN)/jupyter labextension list && false)
 	touch $@
 
@@ -36,7 +39,8 @@ doctor: setup
 # clusters, simulated GPUs driving the real dask-cuda, a real SLURM when one runs, a real Jupyter server)
 # with every doctest of the package collected once and the property tests' quick profile, then the
 # real-browser tests in their own process (see PITFALLS), then every notebook once under nbval with its
-# exercises solved. Tests marked `slow` and the full property profile run in .ci/run.
+# exercises solved. Tests marked `slow` (and those tests/conftest.py's SLOW_TIER puts there) and the full
+# property profile run in .ci/run. Budget: <= 10 min on a 2-core machine (measured: README, bench/RESULTS.md).
 test: setup
 	$(MAKE) --no-print-directory lint test-unit test-browser test-notebooks
 
@@ -48,17 +52,27 @@ lint: setup
 	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm install --immutable >/dev/null && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm lint:check
 
 UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
+# The kit's own modules as .pyc (the editable install is not compiled by --compile-bytecode): what Python
+# writes itself on first import, unless PYTHONDONTWRITEBYTECODE is set.
+BYTECODE := $(BIN)/python -m compileall -q gpu_dask_kit tests bench >/dev/null
+# Two pytest-xdist workers: most of a test's time is waiting for processes it started (workers, kernels,
+# scripts), so two run side by side; tests that share SLURM's controller stay in one worker (SERIAL_GROUPS).
+XDIST := -n 2 --dist loadgroup
 
 test-unit: setup
-	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow and not reruns" -p no:cacheprovider
+	$(BYTECODE)
+	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow and not reruns" -p no:cacheprovider $(XDIST)
 
 # The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).
 test-properties: setup
-	GPU_DASK_KIT_PROPERTIES=full $(BIN)/python -m pytest tests/test_properties.py -p no:cacheprovider
+	$(BYTECODE)
+	GPU_DASK_KIT_PROPERTIES=full $(BIN)/python -m pytest tests/properties -p no:cacheprovider
 
-# Slower checks, run by .ci/run: every notebook's exercises solved twice in one kernel, the benchmark
-# harness end to end, 16 SLURM workers.
+# Slower checks, run by .ci/run: every notebook in GPU mode with host/device mixing refused (tests/strictgpu),
+# a worker killed over its memory limit in a real kernel, the benchmark harness end to end, a worker slower
+# than 10 s to start, 16 SLURM workers (tests/conftest.py's SLOW_TIER says what keeps each covered in make test).
 test-slow: setup
+	$(BYTECODE)
 	$(BIN)/python -m pytest tests $(UNIT_IGNORE) -m slow -p no:cacheprovider --timeout=2400
 
 # Each notebook run twice, restart-then-later-cell, close-then-any-cell: not in .ci/run yet (a known hang, see the test).

@@ -50,8 +50,9 @@ def _results_md_path(out: str) -> str:
 
 
 def _split(path: str) -> tuple[str, str, str] | None:
-    """(date, machine, benchmark) of ``<date>-<machine>-<benchmark>.md``, else None."""
-    m = re.match(r"^(\d{4}-\d\d-\d\d)-(.+)-(" + "|".join(NAMES) + r")\.md$", os.path.basename(path))
+    """(date, machine, benchmark) of ``<date>-<machine>-<benchmark>.md``, else None. ``tests`` is the test tiers'
+    times (measured with pytest's --durations, written by hand: no module runs the suite)."""
+    m = re.match(r"^(\d{4}-\d\d-\d\d)-(.+)-(" + "|".join((*NAMES, "tests")) + r")\.md$", os.path.basename(path))
     return (m.group(1), m.group(2), m.group(3)) if m else None
 
 
@@ -105,7 +106,7 @@ def regenerate_results_md(out: str = RESULTS) -> str:
                 *([f"- Failed: {', '.join(run['failed'])}"] if run.get("failed") else []),
                 "",
             ]
-        for name in sorted(newest[slug], key=NAMES.index):
+        for name in sorted(newest[slug], key=(*NAMES, "tests").index):
             path = newest[slug][name]
             shown = os.path.relpath(path, os.path.dirname(RESULTS)) if os.path.abspath(out) == os.path.abspath(RESULTS) else os.path.basename(path)
             text.append(f"_source: `{shown}`_\n")

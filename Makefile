@@ -56,12 +56,15 @@ UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/
 # writes itself on first import, unless PYTHONDONTWRITEBYTECODE is set.
 BYTECODE := $(BIN)/python -m compileall -q gpu_dask_kit tests bench >/dev/null
 # Two pytest-xdist workers: most of a test's time is waiting for processes it started (workers, kernels,
-# scripts), so two run side by side; tests that share SLURM's controller stay in one worker (SERIAL_GROUPS).
-XDIST := -n 2 --dist loadgroup
+# scripts), so two run side by side. The tests that share SLURM's controller (tests/slurm starts and stops it;
+# the start-path test submits jobs while it runs) then run in one process, in that order.
+XDIST := -n 2
+SLURM_SERIAL := tests/test_start_paths.py::test_every_entry_point_follows_an_instructors_deploy_slurm
 
 test-unit: setup
 	$(BYTECODE)
-	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow and not reruns" -p no:cacheprovider $(XDIST)
+	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) --ignore=tests/slurm --deselect $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider $(XDIST)
+	$(BIN)/python -m pytest tests/slurm $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider
 
 # The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).
 test-properties: setup

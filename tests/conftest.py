@@ -82,13 +82,6 @@ SLOW_TIER = {
     ),
 }
 
-#: Tests that share one machine-wide thing run in one pytest-xdist worker (`--dist loadgroup`): SLURM's
-#: controller, which tests/slurm's session fixture starts and stops, and the start-path test that submits jobs.
-SERIAL_GROUPS = {
-    "tests/slurm/": "slurm",
-    "tests/test_start_paths.py::test_every_entry_point_follows_an_instructors_deploy_slurm": "slurm",
-}
-
 
 def _matches(nodeid: str, prefixes) -> str | None:
     return next((p for p in prefixes if nodeid == p or nodeid.startswith(p if p.endswith("/") else p + "[")), None)
@@ -96,12 +89,10 @@ def _matches(nodeid: str, prefixes) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
 def pytest_collection_modifyitems(config, items):
-    """Tiers and groups (above); `gpu`-marked tests are skipped, with the detection reason, where no GPU is usable."""
+    """The slow tier (above); `gpu`-marked tests are skipped, with the detection reason, where no GPU is usable."""
     for item in items:
         if _matches(item.nodeid, SLOW_TIER):
             item.add_marker(pytest.mark.slow)
-        if group := _matches(item.nodeid, SERIAL_GROUPS):
-            item.add_marker(pytest.mark.xdist_group(SERIAL_GROUPS[group]))
     if not any(item.get_closest_marker("gpu") for item in items):
         return
     from gpu_dask_kit import detect

@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub test-gateway reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -19,9 +19,12 @@ $(BIN)/python:
 $(UV): $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv
 
+# --compile-bytecode: pip's default, not uv's. Without the .pyc files every fresh interpreter (each worker,
+# kernel and script the tests start) compiles dask, distributed, pandas... from source, ~3.5 s CPU each here,
+# and where PYTHONDONTWRITEBYTECODE is set it does so every time (bench/RESULTS.md).
 $(STAMP): $(UV) $(INSTALL_DEPS)
 	rm -rf gpu_dask_kit/labextension
-	$(UV) pip install --quiet --python $(BIN)/python -e ".[test]"
+	$(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[test]"
 	$(BIN)/jupyter labextension list 2>&1 | grep -q "gpu-dask-kit.*enabled.*OK" || (echo "gpu-dask-kit labextension not installed" && $(BIN)/jupyter labextension list && false)
 	touch $@
 
@@ -36,7 +39,8 @@ doctor: setup
 # clusters, simulated GPUs driving the real dask-cuda, a real SLURM when one runs, a real Jupyter server)
 # with every doctest of the package collected once and the property tests' quick profile, then the
 # real-browser tests in their own process (see PITFALLS), then every notebook once under nbval with its
-# exercises solved. Tests marked `slow` and the full property profile run in .ci/run.
+# exercises solved. Tests marked `slow` (and those tests/conftest.py's SLOW_TIER puts there) and the full
+# property profile run in .ci/run. Budget: <= 10 min on a 2-core machine (measured: README, bench/RESULTS.md).
 test: setup
 	$(MAKE) --no-print-directory lint test-unit test-browser test-notebooks
 
@@ -47,21 +51,35 @@ lint: setup
 	$(BIN)/mypy gpu_dask_kit
 	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm install --immutable >/dev/null && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm lint:check
 
-UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
+UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/gateway --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
+# The kit's own modules as .pyc (the editable install is not compiled by --compile-bytecode): what Python
+# writes itself on first import, unless PYTHONDONTWRITEBYTECODE is set.
+BYTECODE := $(BIN)/python -m compileall -q gpu_dask_kit tests bench >/dev/null
+# Two pytest-xdist workers: most of a test's time is waiting for processes it started (workers, kernels,
+# scripts), so two run side by side. The tests that share SLURM's controller (tests/slurm starts and stops it;
+# the start-path test submits jobs while it runs) then run in one process, in that order.
+XDIST := -n 2
+SLURM_SERIAL := tests/test_start_paths.py::test_every_entry_point_follows_an_instructors_deploy_slurm
 
 test-unit: setup
-	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) -m "not slow and not reruns" -p no:cacheprovider
+	$(BYTECODE)
+	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) --ignore=tests/slurm --deselect $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider $(XDIST)
+	$(BIN)/python -m pytest tests/slurm $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider
 
 # The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).
 test-properties: setup
-	GPU_DASK_KIT_PROPERTIES=full $(BIN)/python -m pytest tests/test_properties.py -p no:cacheprovider
+	$(BYTECODE)
+	GPU_DASK_KIT_PROPERTIES=full $(BIN)/python -m pytest tests/properties -p no:cacheprovider
 
-# Slower checks, run by .ci/run: every notebook's exercises solved twice in one kernel, the benchmark
-# harness end to end, 16 SLURM workers.
+# Slower checks, run by .ci/run: every notebook in GPU mode with host/device mixing refused (tests/strictgpu),
+# a worker killed over its memory limit in a real kernel, the benchmark harness end to end, a worker slower
+# than 10 s to start, 16 SLURM workers (tests/conftest.py's SLOW_TIER says what keeps each covered in make test).
 test-slow: setup
+	$(BYTECODE)
 	$(BIN)/python -m pytest tests $(UNIT_IGNORE) -m slow -p no:cacheprovider --timeout=2400
 
-# Each notebook run twice, restart-then-later-cell, close-then-any-cell: not in .ci/run yet (a known hang, see the test).
+# Each notebook run twice, restart-then-later-cell, close-then-any-cell: on demand, not in .ci/run: it no longer
+# hangs (restarts bounded, a timeout per cell) but takes ~60-100 min on 2 cores (157 restart-then-cell steps).
 test-reruns: setup
 	$(BIN)/python -m pytest tests/test_notebook_reruns.py -m reruns -p no:cacheprovider --timeout=2400
 
@@ -83,6 +101,11 @@ test-notebooks: setup $(NBVAL_SANITIZE)
 # real JupyterHub with two system users (needs root for useradd, and Chromium).
 test-routes: setup
 	$(BIN)/python -m pytest tests/test_wheel.py tests/test_fresh_clone.py -p no:cacheprovider --timeout=2400
+
+# Dask Gateway: a real dask-gateway-server on 127.0.0.1 (two users, CPU and simulated-GPU workers).
+test-gateway: setup
+	$(BYTECODE)
+	$(BIN)/python -m pytest tests/gateway -m gateway -p no:cacheprovider --timeout=1200
 
 test-hub: setup
 	$(BIN)/python -m pytest tests/hub --confcutdir=tests/hub -p no:cacheprovider --timeout=1200

@@ -32,6 +32,7 @@ from .common import RESULTS
 BENCHMARKS = [
     "bench.bench_start_close",
     "bench.bench_process",
+    "bench.bench_secure",
     "bench.bench_monitor",
     "bench.bench_workloads",
     "bench.bench_overheads",
@@ -42,7 +43,7 @@ NAMES = [m.split(".bench_")[-1] for m in BENCHMARKS]
 #: Expected seconds of each default run on the 2-core CPU machine (from PITFALLS' seed timings; see RESULTS.md).
 #: Seconds kept free at the end of the budget (writing files, closing the last kernel's cluster).
 MARGIN_S = 20
-ESTIMATE_S = {"start_close": 35, "process": 100, "monitor": 40, "workloads": 230, "overheads": 150, "scaling": 160, "notebooks": 960}
+ESTIMATE_S = {"start_close": 35, "process": 100, "secure": 200, "monitor": 40, "workloads": 230, "overheads": 150, "scaling": 160, "notebooks": 960}
 
 
 def _results_md_path(out: str) -> str:
@@ -50,8 +51,9 @@ def _results_md_path(out: str) -> str:
 
 
 def _split(path: str) -> tuple[str, str, str] | None:
-    """(date, machine, benchmark) of ``<date>-<machine>-<benchmark>.md``, else None."""
-    m = re.match(r"^(\d{4}-\d\d-\d\d)-(.+)-(" + "|".join(NAMES) + r")\.md$", os.path.basename(path))
+    """(date, machine, benchmark) of ``<date>-<machine>-<benchmark>.md``, else None. ``tests`` is the test tiers'
+    times (measured with pytest's --durations, written by hand: no module runs the suite)."""
+    m = re.match(r"^(\d{4}-\d\d-\d\d)-(.+)-(" + "|".join((*NAMES, "tests")) + r")\.md$", os.path.basename(path))
     return (m.group(1), m.group(2), m.group(3)) if m else None
 
 
@@ -105,7 +107,7 @@ def regenerate_results_md(out: str = RESULTS) -> str:
                 *([f"- Failed: {', '.join(run['failed'])}"] if run.get("failed") else []),
                 "",
             ]
-        for name in sorted(newest[slug], key=NAMES.index):
+        for name in sorted(newest[slug], key=(*NAMES, "tests").index):
             path = newest[slug][name]
             shown = os.path.relpath(path, os.path.dirname(RESULTS)) if os.path.abspath(out) == os.path.abspath(RESULTS) else os.path.basename(path)
             text.append(f"_source: `{shown}`_\n")

@@ -12,7 +12,7 @@ given: ``auto`` runs detection as a learner's call does; ``cpu`` skips it); the 
 A pair runs both sides back to back, the order alternating (kit first in even pairs); one pair before the
 measured ones warms the file cache. Per side: wall seconds (``Popen`` to exit) and CPU seconds (user + system
 of the process and every child it waited for: the worker processes, from ``os.wait4``). Reported: the ratio
-of the medians and the median of the per-pair ratios, kit / hand. Goal: <= 1.00 (issue 18).
+of the medians and the median of the per-pair ratios, kit / hand. Goal: <= 1.00.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from hypothesis import settings
 
 from .simgpu.fixtures import sim_gpus  # noqa: F401  (the simulated-GPU fixture, for every test module)
 
-# Property tests (tests/test_properties.py) scale their example counts by the profile's max_examples / 100:
+# Property tests (tests/properties/) scale their example counts by the profile's max_examples / 100:
 # `make test` runs "quick" (a tenth: ~320 examples), `make test-properties` (in .ci/run) runs "full" (~3,200).
 PROPERTIES_ENV = "GPU_DASK_KIT_PROPERTIES"
 settings.register_profile("full", max_examples=100, deadline=None)
@@ -69,8 +69,30 @@ def no_leaks():
 PYTHON = sys.executable
 
 
+#: Tests that run in `make test-slow` (.ci/run) instead of `make test`, by node-id prefix, each with what keeps
+#: its coverage in `make test`. Decided here, in one place, so the two tiers can be read side by side.
+SLOW_TIER = {
+    "tests/strictgpu/": (
+        "every notebook in GPU mode with host/device mixing refused (~4 min on 2 cores); make test keeps the "
+        "simulated-GPU tier (real dask-cuda on stand-in GPUs) and nbval of every notebook with its exercises solved"
+    ),
+    "tests/test_hints.py::test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_session_survives": (
+        "a worker killed 4 times over its memory limit in a real kernel (~1.5 min); make test keeps the hints' texts "
+        "(test_hints) and the kernel tests of test_aio/test_clients; tests/reliability kills workers too"
+    ),
+}
+
+
+def _matches(nodeid: str, prefixes) -> str | None:
+    return next((p for p in prefixes if nodeid == p or nodeid.startswith(p if p.endswith("/") else p + "[")), None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
 def pytest_collection_modifyitems(config, items):
-    """`gpu`-marked tests are skipped, with the detection reason, where no GPU is usable."""
+    """The slow tier (above); `gpu`-marked tests are skipped, with the detection reason, where no GPU is usable."""
+    for item in items:
+        if _matches(item.nodeid, SLOW_TIER):
+            item.add_marker(pytest.mark.slow)
     if not any(item.get_closest_marker("gpu") for item in items):
         return
     from gpu_dask_kit import detect

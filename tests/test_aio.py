@@ -1,16 +1,19 @@
-"""Async mode without traps, re-run errors in plain words, stale sessions, connect mode and unknown resources
-(issues 21 and 22 item 6). Notebook behaviour runs in a real kernel; the rest with real CPU clusters."""
+"""Async mode without traps, re-run errors in plain words, stale sessions, connect mode and unknown resources.
+Notebook behaviour runs in a real kernel; the rest with real CPU clusters."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 
+import dask.array as da
 import psutil
 import pytest
 from jupyter_client.manager import start_new_kernel
 
 import gpu_dask_kit as kit
+from gpu_dask_kit import OptionError, registry
 from gpu_dask_kit.session_info import plain_reason
 
 from .conftest import wait_for_no_new_children
@@ -108,3 +111,68 @@ def test_cpu_start_message_is_plain_and_gives_the_dashboard(no_leaks, capsys):
     with kit.start_cluster(n_workers=1, memory_limit="1GiB"):
         said = capsys.readouterr().out
     assert "NVML" not in said and "Dashboard: http" in said and "not" in said.split("Dashboard:")[1]
+
+
+# --- asynchronous=True: await the start, the client and the close -----------------------------------
+
+TWO = dict(n_workers=2, threads_per_worker=1, memory_limit="1GiB")
+
+
+def _worker_pids(session):
+    return sorted(w.pid for w in session.memory().workers)
+
+
+def test_asynchronous_start_is_awaited_and_its_client_awaits(no_leaks, capsys):
+    async def main():
+        session = await kit.start_cluster(asynchronous=True, **TWO)
+        assert session.asynchronous and session.client.asynchronous
+        assert await session.client.submit(sum, [1, 2, 3]) == 6  # `await future`, the async notebooks' habit
+        total = await session.client.compute(da.arange(1000, chunks=100).sum())
+        assert session.n_workers == 2 and len(_worker_pids(session)) == 2
+        assert kit.current_session() is session
+        await session.close()
+        return session, total
+
+    session, total = asyncio.run(main())
+    assert total == 499500 and session.closed
+    assert capsys.readouterr().out.startswith("Started a CPU cluster with 2 worker(s).")
+    assert not wait_for_no_new_children(no_leaks) and registry.list_sessions() == []
+
+
+def test_asynchronous_start_as_a_context_manager(no_leaks):
+    async def main():
+        async with kit.start_cluster(asynchronous=True, verbose=False, n_workers=1, memory_limit="1GiB") as session:
+            assert await session.client.submit(lambda: 40 + 2) == 42
+        return session
+
+    session = asyncio.run(main())
+    assert session.closed and kit.current_session() is None
+    assert not wait_for_no_new_children(no_leaks)
+
+
+def test_asynchronous_session_reused_by_synchronous_code_and_back(no_leaks, capsys):
+    async def main():
+        session = await kit.start_cluster(asynchronous=True, verbose=False, n_workers=1, memory_limit="1GiB")
+        async_client = session.client
+        again = await asyncio.to_thread(kit.start_cluster, n_workers=1, memory_limit="1GiB")  # synchronous code
+        assert again is session and not again.asynchronous and not again.client.asynchronous
+        assert await asyncio.to_thread(lambda: da.arange(10, chunks=5).sum().compute()) == 45  # a synchronous default client
+        back = await kit.start_cluster(asynchronous=True, verbose=False, n_workers=1, memory_limit="1GiB")
+        assert back is session and back.client is async_client and await back.client.submit(sum, [2, 3]) == 5
+        await back.close()
+        return session
+
+    session = asyncio.run(main())
+    assert capsys.readouterr().out.startswith("Reusing the running CPU cluster (same options)")
+    assert session.closed and not wait_for_no_new_children(no_leaks)
+
+
+def test_asynchronous_must_be_a_bool():
+    with pytest.raises(OptionError, match="asynchronous='yes' is not accepted: expected True or False"):
+        kit.start_cluster(asynchronous="yes")
+
+
+def test_synchronous_default_is_unchanged(no_leaks):
+    session = kit.start_cluster(verbose=False, n_workers=1, memory_limit="1GiB")
+    assert not session.asynchronous and not session.client.asynchronous
+    assert session.close() is None and session.closed

@@ -217,3 +217,14 @@ def test_a_later_run_the_same_day_adds_to_the_combined_file(tmp_path):
     assert set(_load_combined(str(path), quick=False)["benchmarks"]) == {"monitor"}
     assert _load_combined(str(path), quick=True) == {"benchmarks": {}, "failed": {}, "runs": []}  # never mixes quick and real
     assert _load_combined(str(tmp_path / "missing.json"), quick=False)["runs"] == []
+
+
+def test_results_md_includes_the_test_tiers_times(tmp_path):
+    """The test tiers' times (written by hand, no module runs the suite) are shown after the benchmarks."""
+    from bench.__main__ import regenerate_results_md
+
+    (tmp_path / "2026-01-01-cpu2-tests.md").write_text("### tiers\n")
+    (tmp_path / "2026-01-01-cpu2-process.md").write_text("### process\n")
+    (tmp_path / "2026-01-01-cpu2-unknown.md").write_text("### not a benchmark\n")
+    text = regenerate_results_md(str(tmp_path))
+    assert text.index("### process") < text.index("### tiers") and "not a benchmark" not in text

@@ -1,4 +1,4 @@
-"""The deploy interface (issue 18): every target is a module with ``start(...) -> Deployment``; the
+"""The deploy interface: every target is a module with ``start(...) -> Deployment``; the
 Deployment carries the cluster, its client, the scale rule and the record, and closes what it started."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def test_gpu_without_libraries_falls_back_with_instruction(libs, reason):
     [("1", [1], "gpu"), ("GPU-00000001-fake", [1], "gpu"), ("1,0", [1, 0], "gpu"), ("0,7,1", [0], "gpu"), ("", [], "cpu"), ("7", [], "cpu")],
 )
 def test_process_cuda_visible_devices_limits_the_gpus(monkeypatch, visible, expected, mode):
-    """Issue 11 b: the process's CUDA_VISIBLE_DEVICES (index or UUID; CUDA stops at the first unknown entry)."""
+    """The process's CUDA_VISIBLE_DEVICES (index or UUID; CUDA stops at the first unknown entry)."""
     install(monkeypatch, FakeNVML(gpus=2))
     monkeypatch.setattr(environment, "_library", lambda m: LibraryInfo(True, "1.0"))
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)

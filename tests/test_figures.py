@@ -1,6 +1,6 @@
 """The memory figures a GPU worker reports (gpu_dask_kit.figures), read from dask-cuda 26.10's REAL
 DeviceHostFile on CPU: its device tier holds any object with ``__cuda_array_interface__``, so a host
-object that carries one moves device -> host -> disk exactly as a CuPy array would (issue 23, defects 11, 15)."""
+object that carries one moves device -> host -> disk exactly as a CuPy array would."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ def _nvml_used(index=0):
 
 
 def _baseline_after_own_context():
-    """Issue 11 defect h: the test process's own CUDA context (CuPy's, made by random_array's client-side
+    """The test process's own CUDA context (CuPy's, made by random_array's client-side
     graph or the client allocator) stays until the process ends. Create it FIRST, then measure, so the
     "memory released" checks count only what the cluster held."""
     import cupy
@@ -63,7 +63,7 @@ def test_cupy_backed_svd(no_leaks):
 
     with kit.start_cluster(device="gpu", rmm_pool_size="2GiB", verbose=False) as session:
         x = random_array((20_000, 200), chunks=(2_000, 200), seed=12).persist()
-        # the blocks are CuPy arrays on the workers (the meta is a NumPy stand-in: issue 11 g, no CUDA call
+        # the blocks are CuPy arrays on the workers (the meta is a NumPy stand-in: no CUDA call
         # in the client while the graph is built)
         client = session.client
         kinds = client.gather(client.map(lambda block: type(block).__module__.split(".")[0], futures_of(x), pure=False))
@@ -106,7 +106,7 @@ def test_gpu_memory_is_released_after_close(no_leaks):
 
 
 def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_survives(no_leaks):
-    """Issue 6 on a GPU: CuPy/RMM's MemoryError comes back with the kit's hint; the session keeps working;
+    """On a GPU, CuPy/RMM's MemoryError comes back with the kit's hint; the session keeps working;
     close() gives the memory back."""
     import cupy
 
@@ -132,7 +132,7 @@ def test_an_allocation_larger_than_the_gpu_is_a_clear_error_and_the_session_surv
     assert _nvml_used() - baseline < 64 * MiB
 
 
-# --- issue 11: the defects a real GPU can check (the simulated tier has the others) -----------------
+# --- the GPU defects a real GPU can check (the simulated tier has the others) --------------------
 
 
 def _compute_pids(index=0):

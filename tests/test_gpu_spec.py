@@ -1,4 +1,4 @@
-"""The worker spec on real hardware (issue 23): what only a real GPU shows. Skipped with the detection
+"""The worker spec on real hardware: what only a real GPU shows. Skipped with the detection
 reason elsewhere (the simulated tier and tests/test_worker_spec*.py check the plan and dask-cuda's set-up).
 
 Run on a GPU machine with: python -m pytest tests/test_gpu_spec.py -v

@@ -59,7 +59,7 @@ def _heartbeat(**metrics):
 
 
 def test_gpu_worker_numbers_come_from_reported_metrics():
-    """Issue 23 (figures): NVML's used memory only as gpu_total_in_use; the kit's heartbeat entry for the
+    """NVML's used memory only as gpu_total_in_use; the kit's heartbeat entry for the
     device data, spill limit, spilled to host and disk, RMM in use and pool; nothing mixed up."""
     from gpu_dask_kit.monitor import _worker
     from gpu_dask_kit.plugins import METRIC_NAME

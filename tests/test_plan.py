@@ -51,7 +51,7 @@ def test_gpu_plan_is_seed_setup_done_right():
     assert kw["host"] == "127.0.0.1" and kw["dashboard_address"] == "127.0.0.1:0"
     assert p.array_backend == "cupy" and p.dataframe_backend == "cudf"
     assert any("RMM pool of 4.00 GiB" in n for n in p.notes)
-    # rmm_async=None (auto, the default): RMM's async allocator when no pool is asked (issue 11 f)
+    # rmm_async=None (auto, the default): RMM's async allocator when no pool is asked
     auto = plan(report(n_gpus=2)).kwargs
     assert auto["rmm_async"] is True and "rmm_pool_size" not in auto
 
@@ -171,8 +171,8 @@ def test_planning_touches_no_file_and_reads_no_live_machine(monkeypatch, tmp_pat
 
 
 def test_unified_memory_gpu_leaves_spilling_to_dask_cuda():
-    """Issue 11 e: a GPU whose NVML memory is "not supported" (GB10 / DGX Spark): no device spilling (the
-    spec carries None, never the string "default": issue 23 defect 3); sizes in fractions refused."""
+    """A GPU whose NVML memory is "not supported" (GB10 / DGX Spark): no device spilling (the
+    spec carries None, never the string "default"); sizes in fractions refused."""
     import dataclasses
 
     base = report()

@@ -1,4 +1,4 @@
-"""Scripts never hang silently (issue 14 §1): real `python` processes, their whole process tree watched.
+"""Scripts never hang silently: real `python` processes, their whole process tree watched.
 
 A script without `if __name__ == "__main__":` must end within seconds with the kit's one message and start
 nothing; a script fed on stdin or with `-c` (whose main module cannot be imported again) must work; the
@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MESSAGE_LIMIT_S = 10.0  # issue 14: the no-guard script ends within 10 s with the kit's message
+MESSAGE_LIMIT_S = 10.0  # the no-guard script ends within 10 s with the kit's message
 HANG_GUARD_S = 180.0  # scripts that start a real cluster: only catches a hang (speed is not asserted)
 GUARD_MESSAGE = 'Nothing was started: this script starts a cluster outside an `if __name__ == "__main__":` block'
 

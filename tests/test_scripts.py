@@ -136,3 +136,13 @@ def test_rmm_async_switch_has_three_states():
     assert "rmm_async" not in options_from_args(parse())  # auto, or whatever the config says
     assert options_from_args(parse("--rmm-async"))["rmm_async"] is True
     assert options_from_args(parse("--no-rmm-async"))["rmm_async"] is False
+
+
+def test_async_example_script(runtime_dir, tmp_path):
+    from .test_script_guard import ROOT, run_script
+
+    argv = [str(ROOT / "examples" / "async_script.py"), "--device", "cpu", "--n-workers", "2", "--memory-limit", "1GiB"]
+    run = run_script(argv, runtime_dir, tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "mode=cpu workers=2 sum of squares=285 array sum=499500" in run.stdout
+    assert list(runtime_dir.glob("session-*.json")) == []

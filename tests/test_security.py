@@ -620,7 +620,7 @@ def test_server_code_has_no_code_execution_primitives():
 
 def test_handlers_read_no_request_input_but_the_path_id():
     """Today no route takes a body or query: the only input is the session id, which is validated.
-    A route that starts reading input must add its own validation and property tests (tests/test_properties.py)."""
+    A route that starts reading input must add its own validation and property tests (tests/properties/)."""
     tree = ast.parse((SERVER_DIR / "handlers.py").read_text())
     reads = sorted({(node.lineno, node.attr) for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in _REQUEST_INPUT})
     assert reads == [], f"handlers read request input: {reads}"

@@ -1,6 +1,6 @@
-"""The simulated-GPU tier (issue 11, section 1): the REAL dask-cuda LocalCUDACluster, its worker plugins,
+"""The simulated-GPU tier: the REAL dask-cuda LocalCUDACluster, its worker plugins,
 DeviceHostFile, `dask cuda worker` and distributed's GPU diagnostics, on NVML stand-in GPUs that every
-process of the cluster loads (tests/simgpu/README.md). Defect tests of section 2: test_simulated_gpu_defects.py.
+process of the cluster loads (tests/simgpu/README.md). One test per GPU defect found on it: test_simulated_gpu_defects.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 11, section 2: one test per defect (a..g; h is in tests/test_gpu.py), each failing on the code
+"""GPU defects, one test per defect (a..g; h is in tests/test_gpu.py), each failing on the code
 before its fix (each was marked xfail(strict=True) until its fix landed). Where the
 simulated tier cannot reach a defect, the test says why in its docstring (and test_gpu.py checks it on
 a real GPU). The exact fixes, with the upstream lines they rely on: tests/simgpu/FIXES.md.

@@ -1,4 +1,4 @@
-"""One worker spec (issue 23) on the simulated-GPU tier: MIG slices, the job's GPU on SLURM, the CUDA
+"""One worker spec on the simulated-GPU tier: MIG slices, the job's GPU on SLURM, the CUDA
 major version of the installed wheels, and connect mode from a machine without a GPU. Each test failed on
 the code before its fix (each was marked xfail(strict=True) until its fix)."""
 

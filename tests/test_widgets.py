@@ -117,7 +117,7 @@ def test_host_bar_without_limit_is_grey():
 
 
 def test_device_bar_is_the_data_on_the_device_against_the_spill_limit():
-    """Issue 23 defect 4: the bar is dask-cuda's device data against the spill limit, not NVML's whole-GPU
+    """The bar is dask-cuda's device data against the spill limit, not NVML's whole-GPU
     figure against the GPU total (which counts pool reservations and other processes)."""
     bar = vm.device_bar(gpu_worker(used=4 * GiB))  # NVML says 13 GiB of 16 in use: not what the bar shows
     assert bar.fraction == pytest.approx(4 / 12.8) and bar.limit_fraction is None and bar.level == "ok"

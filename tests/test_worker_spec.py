@@ -1,4 +1,4 @@
-"""One worker spec for every target (issue 23): the defects the planner alone shows, on fake reports.
+"""One worker spec for every target: the defects the planner alone shows, on fake reports.
 
 Nothing starts here. Each test failed on the code before its fix (each was marked xfail(strict=True) until its fix).
 """

@@ -1,4 +1,4 @@
-"""One worker spec, two translations, one meaning (issue 23): for generated option combinations, what
+"""One worker spec, two translations, one meaning: for generated option combinations, what
 ``LocalCUDACluster`` builds from the local keywords equals what ``dask cuda worker`` builds from the SLURM
 job script's command line, parsed by dask-cuda's own CLI, on the same (simulated) GPUs.
 

@@ -1,4 +1,4 @@
-"""GPU mode in a real JupyterLab on simulated GPUs (issue 11, section 1): ClusterControls, MemoryMonitor
+"""GPU mode in a real JupyterLab on simulated GPUs: ClusterControls, MemoryMonitor
 and the sidebar, with a screenshot kept in ``test-artifacts/gpu-mode-simulated.png``.
 
 The Jupyter server, its kernel, the scheduler, the nannies and the workers all load the NVML stand-in of

@@ -1,4 +1,4 @@
-"""Host/device-mixing tier (issue 23): every notebook and gpu_dask_kit.compute in GPU mode on CPU, with a
+"""Host/device-mixing tier: every notebook and gpu_dask_kit.compute in GPU mode on CPU, with a
 CuPy stand-in that refuses mixing host and device arrays exactly where CuPy does (see site/cupy)."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_notebook_runs_in_gpu_mode_without_host_device_mixing(strict_gpu, tmp_pa
     assert result.passed, f"{path.name} cell {result.cell}: {result.error}"
 
 
-BEFORE_FIX = "10c043c"  # main before notebook 09's from_array fix (issue 23, defect 2)
+BEFORE_FIX = "10c043c"  # main before notebook 09's from_array fix (the tier's defect 2)
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs the project's git history")

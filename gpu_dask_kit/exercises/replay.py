@@ -35,9 +35,8 @@ LIMIT = 120.0
 
 #: Calls the check never runs a second time: they end or change the cluster, start another, or write files.
 UNSAFE_CALLS = frozenset(
-    {"close", "restart", "shutdown", "scale", "adapt", "retire_workers", "start_cluster", "register_plugin", "upload_file",
-     "to_parquet", "to_csv", "to_hdf", "to_json", "to_zarr", "to_npy_stack", "write_text", "write_bytes", "open",
-     "unlink", "remove", "rmtree", "system", "kill", "terminate"}
+    "close restart shutdown scale adapt retire_workers start_cluster register_plugin upload_file to_parquet to_csv "
+    "to_hdf to_json to_zarr to_npy_stack write_text write_bytes open unlink remove rmtree system kill terminate".split()
 )
 
 

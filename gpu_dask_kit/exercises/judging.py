@@ -184,8 +184,9 @@ def same_value(a: Any, b: Any) -> bool:
         return list(a.index) == list(b.index) and bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True))
     if hasattr(a, "shape") and hasattr(a, "dtype") and getattr(a, "shape", ()) != ():
         return getattr(a, "shape", None) == getattr(b, "shape", None) and bool(np.allclose(host(a), host(b), equal_nan=True))
-    if as_number(a) is not None and as_number(b) is not None:
-        return close(as_number(a), as_number(b), rel=1e-9, abs_=1e-12)
+    x, y = as_number(a), as_number(b)
+    if x is not None and y is not None:
+        return close(x, y, rel=1e-9, abs_=1e-12)
     try:
         return bool(a == b)
     except Exception:

@@ -71,7 +71,8 @@ class Replay:
 
 def _names(node: ast.AST) -> tuple[set[str], set[str]]:
     """(names a statement stores or mutates through a method call, names it reads)."""
-    stores, loads = set(), set()
+    stores: set[str] = set()
+    loads: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             (stores if isinstance(n.ctx, (ast.Store, ast.Del)) else loads).add(n.id)

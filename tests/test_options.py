@@ -376,7 +376,7 @@ def test_start_timeout_is_seconds_for_any_deploy():
 
 def test_rmm_async_defaults_to_auto():
     assert ClusterOptions.from_config().rmm_async is None
-    assert "needs no sizing and gives its memory back" in OPTION_SPECS["rmm_async"].doc  # why auto picks it
+    assert "needs no sizing and gives freed memory back to the GPU" in OPTION_SPECS["rmm_async"].doc  # why auto picks it
     assert ClusterOptions.from_config(rmm_pool_size="0.5").rmm_async is None  # auto + a pool: the pool, no error
     assert ClusterOptions.from_config(rmm_async="auto").rmm_async is None
     assert ClusterOptions.from_config(rmm_async=False, rmm_pool_size="0.5").rmm_async is False

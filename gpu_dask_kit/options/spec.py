@@ -94,7 +94,7 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           f"{_SIZE} of the GPU, or None for no maximum", unit="bytes", per_worker=True, gpu_only=True),
     _Spec("rmm_async", v.optional_flag, None, bool | None,
           "RMM's asynchronous allocator (cudaMallocAsync). None (auto): on a GPU it is used unless rmm_pool_size is set, because it "
-          "needs no sizing and gives its memory back when the cluster closes; a pool (rmm_pool_size) is faster for many small "
+          "needs no sizing and gives freed memory back to the GPU (above 10% of it, at each synchronisation); a pool (rmm_pool_size) is faster for many small "
           "allocations. Never both: True together with rmm_pool_size is an error.",
           "True or False, or None for auto", kind="flag", gpu_only=True),
     _Spec("rmm_managed_memory", v.flag, False, bool, "Use CUDA managed (unified) memory, which can oversubscribe the GPU. Slower; for teaching only.",

@@ -14,7 +14,7 @@ export interface IGPUInfo {
   memory_total: number;
   memory_free: number;
   mig?: IGPUInfo[];
-  others?: [number, number][];  // other processes on this GPU as NVML lists them: [PID, bytes] (shared machines)
+  others?: [number, number][]; // other processes on this GPU as NVML lists them: [PID, bytes] (shared machines)
 }
 
 /** A library the kit may use, and whether it is installed. */

@@ -151,7 +151,8 @@ def gpu_spec(options: Any, libraries: dict[str, LibraryInfo], notes: list[str], 
         )
     allocator = choose_allocator(options, libraries)
     if allocator == "async":
-        auto = f" (the default: no sizing; above {ASYNC_RELEASE_THRESHOLD:.0%} of the GPU it gives freed memory back at each synchronisation)" if options.rmm_async is None else ""
+        release = f"above {ASYNC_RELEASE_THRESHOLD:.0%} of the GPU it gives freed memory back at each synchronisation"
+        auto = f" (the default: no sizing; {release})" if options.rmm_async is None else ""
         notes.append(f"Each worker allocates with RMM's asynchronous allocator (cudaMallocAsync){auto}.")
     elif allocator in ("managed", "managed_pool"):
         notes.append("Each worker allocates CUDA managed memory through RMM (it can exceed the GPU's memory; slower).")

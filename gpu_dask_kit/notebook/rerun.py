@@ -93,11 +93,31 @@ def cell_of(history: Iterable[str], pattern: str) -> int | None:
     return found
 
 
+def cells_making(history: list[str], name: str) -> list[int]:
+    """The cells to run again, in order, to make ``name`` afresh: the last cell assigning it and, while that cell
+    builds it from itself (``x = x.persist()``), the cell before that assigns it.
+
+    >>> cells_making(["", "x = da.ones(9)", "x = x.persist()", "print(x)", "x = x.persist()"], "x")
+    [1, 4]
+    """
+    target = re.compile(rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)(?P<rhs>.*)$", flags=re.MULTILINE)
+    found: list[int] = []
+    for number in range(len(history) - 1, 0, -1):
+        matches = list(target.finditer(history[number] or ""))
+        if not matches or any(history[number] == history[n] for n in found):
+            continue  # not this name, or the same cell run again (named once)
+        found.insert(0, number)
+        if not any(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
+            break  # made from other names: nothing earlier is needed
+    return found
+
+
 def _assigned(history: list[str], names: list[str]) -> str:
     cells = []
     for name in names[:3]:
-        number = cell_of(history, rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)")
-        cells.append(f"`{name}` (In [{number}])" if number else f"`{name}`")
+        numbers = cells_making(history, name)
+        where = " then ".join(f"In [{n}]" for n in numbers)
+        cells.append(f"`{name}` ({where})" if numbers else f"`{name}`")
     return ", ".join(cells)
 
 
@@ -118,7 +138,7 @@ def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None
     what = f"the cell that makes {made}" if made else "the cells above that persist() or submit() the data it uses"
     if kind == "restarted":
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {what}, then this cell."
-    start = cell_of(history, r"start_cluster\(")
+    start = cell_of(history, r"^\s*session\s*=.*start_cluster\(") or cell_of(history, r"start_cluster\(")
     start_cell = f"the cell that starts the cluster (In [{start}])" if start else "the cell that starts the cluster"
     first = "" if session is not None and session.is_alive() else f"{start_cell}, then "
     return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {first}{what}, then this cell."

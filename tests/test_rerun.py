@@ -12,7 +12,7 @@ def test_a_name_made_from_itself_names_the_cell_that_made_it_first():
     """Review 3 (02, 03): "re-run the cell that makes x (In [5])" named `x = x.persist()`, which fails the same way."""
     history = ["", "import dask.array as da", "x = da.ones(9)", "x = x.persist()", "print(x)"]
     assert cells_making(history, "x") == [2, 3]
-    assert cells_making(history + ["y = x + 1"], "y") == [5]
+    assert cells_making([*history, "y = x + 1"], "y") == [5]
     assert cells_making(history, "z") == []
 
 

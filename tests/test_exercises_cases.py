@@ -73,6 +73,8 @@ RIGHT = {
     "03-2": [
         "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
         "from distributed import wait\nddf_fast = session.client.persist(ddf)\nwait(ddf_fast)\nmean_x_by_name = ddf_fast.groupby('name')['x'].mean().compute()",
+        "ddf_fast = dask.persist(ddf)[0]\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        "(ddf_fast,) = dask.persist(ddf)\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
     ],
     "04-1": [
         "import dask.dataframe as dd\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = dd.from_delayed([dask.delayed(demean)(p) for p in ddf.to_delayed()])",

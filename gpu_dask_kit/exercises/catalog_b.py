@@ -75,7 +75,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
-    if not _held(fast) <= _computed_keys(ns["ddf"]):
+    if not _same_data(fast, ns["ddf"]):
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
@@ -91,6 +91,15 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 def _held(collection: Any) -> set[Any]:
     return {f.key for f in futures_of(collection)}
+
+
+def _same_data(fast: Any, ddf: Any) -> bool:
+    """True when ``fast`` holds ddf's partitions: under ddf's own key names, or (``dask.persist``/``Client.persist``
+    optimise the recipe and may rename it) under the same task names with the same partition 0."""
+    if _held(fast) <= _computed_keys(ddf):
+        return True
+    names = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # the fused names of .persist() start with the source's
+    return {key_split(k) for k in _held(fast)} <= names and same_fingerprint(fingerprint(ddf), fingerprint(fast)) is None
 
 
 def _computed_keys(collection: Any) -> set[Any]:

@@ -167,3 +167,57 @@ def test_a_re_run_that_takes_too_long_is_stopped_and_said(client, monkeypatch):
     ns["In"][-2] = "time.sleep(5)\n" + ns["In"][-2]
     verdict = judge("07-1", ns)
     assert not verdict.correct and "took longer than 1 s" in verdict.message, verdict.message
+
+
+STALE = [
+    ("00-1", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()", "a = da.arange(N, chunks=N // 10)\ntotal = (a**2).sum(axis=5)"),
+    (
+        "01-1",
+        "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':0')",
+        "workshop_options = kit.ClusterOptions(device_memory_limt='60%', rmm_async=True, dashboard_address=':0')",
+    ),
+    ("01-2", "spill_at = '9.6GiB'", "spill_at = 0.6*16*GiB"),
+]
+
+
+@pytest.mark.parametrize(("key", "right", "broken"), STALE, ids=[s[0] for s in STALE])
+def test_a_right_value_left_from_before_a_failing_answer_cell_is_not_correct(key, right, broken, client):
+    """Review 3: the right answer ran, then the answer cell was changed and raised: the names still hold the old value."""
+    ns = _run(right, key, client)
+    assert judge(key, ns).correct, judge(key, ns).message
+    ns["In"] += [broken]
+    verdict = judge(key, ns)
+    assert not verdict.correct and "raised" in verdict.message and "earlier run" in verdict.message, verdict.message
+
+
+def test_a_changed_answer_cell_that_gives_another_value_is_not_judged_by_the_old_value(client):
+    ns = _run("spill_at = '9.6GiB'", "01-2", client)
+    ns["In"] += ["spill_at = '9GiB'"]
+    verdict = judge("01-2", ns)
+    assert not verdict.correct and "not what your answer cell gives now" in verdict.message, verdict.message
+
+
+def test_the_rerun_appends_to_a_copy_of_the_learners_list(client):
+    """Review 3: the check runs the answer cell again; a list the cell appends to is not changed a second time."""
+    ns = _run("log = []\n", "01-2", client)
+    code = "log.append(len(log) + 1)\nspill_at = '9.6GiB'"
+    exec(code, ns)
+    ns["In"] += [code]
+    assert judge("01-2", ns).correct
+    assert ns["log"] == [1], ns["log"]
+
+
+def _forget(dask_scheduler):
+    """What a heavy cell run after the answer does: the scheduler's log (a bounded deque) no longer holds the answer's record."""
+    dask_scheduler.transition_log.clear()
+
+
+@pytest.mark.parametrize("key", ["05-1", "05-2"])
+def test_a_right_answer_whose_record_fell_out_of_the_log_is_still_correct(key, client):
+    """Review 3: correct answer, then notebook 05's timing cell re-run: the check replays the answer cell, never accuses."""
+    from gpu_dask_kit.exercises import EXERCISES
+
+    ns = _run(EXERCISES[key].solution, key, client)
+    client.run_on_scheduler(_forget)
+    verdict = judge(key, ns)
+    assert verdict.correct, verdict.message

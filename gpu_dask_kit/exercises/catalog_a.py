@@ -8,7 +8,7 @@ from dask.core import flatten
 from distributed import futures_of
 
 from .evidence import client_of, latest_run
-from .judging import MAX_TASKS, from_cell, is_lazy, kind, size_answer
+from .judging import MAX_TASKS, fresh, from_cell, is_lazy, kind, size_answer
 from .model import Exercise, Hint
 from .replay import Replay
 from .values import as_bytes, as_fraction, as_number, close
@@ -43,6 +43,7 @@ def _check_a(a: Any, n: int) -> None:
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
+    fresh(ns, ("a", "total"))
     _check_a(a, n)
     if not is_lazy(total):
         raise Hint(
@@ -81,6 +82,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import psutil
 
     limits = [int(w["memory_limit"]) for w in _workers(ns)]
+    fresh(ns, ("cluster_memory",))
     expected, value = sum(limits), ans["cluster_memory"]
     look = "Each worker reports its memory_limit in session.client.scheduler_info(n_workers=-1)['workers']: add them up."
     given = as_bytes_or_none(value)
@@ -99,6 +101,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     from .. import ClusterOptions
 
     opts = ans["workshop_options"]
+    fresh(ns, ("workshop_options",))
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {kind(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     limit = opts.device_memory_limit
@@ -123,6 +126,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("spill_at",))
     size_answer(
         ans["spill_at"],
         int(0.6 * 16 * 2**30),
@@ -210,6 +214,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import dask
 
+    fresh(ns, ("spill_threshold",))
     limit = 600 * 2**20
     fractions = {name: float(dask.config.get(f"distributed.worker.memory.{name}")) for name in ("target", "spill", "pause", "terminate")}
     given = as_bytes_or_none(ans["spill_threshold"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .evidence import all_runs, client_of
-from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
+from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
 from .model import Exercise, Hint
 from .replay import answer_cell, typed_in
 from .values import as_fraction, as_number, close
@@ -52,6 +52,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     value = ans["fraction"]
     require_computed(value, "fraction")
+    fresh(ns, ("fraction",))
     given = as_fraction(value)
     limits = [int(w["memory_limit"]) for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values()]
     x = ns["x"]
@@ -152,6 +153,7 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("speed_up",))
     medians = ns["medians"]
     n = max(medians)
     expected = medians[min(medians)] / medians[n]

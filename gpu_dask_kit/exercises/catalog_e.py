@@ -11,7 +11,7 @@ import dask
 from dask.utils import funcname
 
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
-from .judging import is_lazy, kind, size_answer
+from .judging import fresh, is_lazy, kind, size_answer
 from .model import Exercise, Hint
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -146,6 +146,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("partition_bytes",))
     given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
     if given is not None and close(given, 32 * 2**30, rel=0.001):
         raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")

@@ -208,7 +208,9 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
         return
     except Exception as err:
         raise _raised(err) from None
-    for name in names if found is not None else ():
+    if found is None:
+        return
+    for name in names:
         if not same_value(namespace[name], found.values.get(name)):
             raise Hint(
                 f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "

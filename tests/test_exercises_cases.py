@@ -495,6 +495,14 @@ WRONG = {
         ),
         ("an extra flag", f"args = parser.parse_args([{FLAGS}, '--threads-per-worker', '2'])\nscript_options = options_from_args(args)"),
         ("the flags as text", "script_options = '--n-workers 4 --memory-limit 8GiB'"),
+        (
+            "review 3: a flag set by hand on the parsed Namespace",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5'])\nargs.scheduler_file = '/shared/scheduler.json'\nscript_options = options_from_args(args)",
+        ),
+        (
+            "review 3: setattr on the parsed Namespace",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5'])\nsetattr(args, 'scheduler_file', '/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        ),
     ],
     "08-2": [
         (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
 from typing import Any
@@ -13,6 +14,7 @@ from dask.utils import funcname
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
 from .judging import fresh, is_lazy, kind, size_answer
 from .model import Exercise, Hint
+from .replay import answer_cell
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
@@ -24,6 +26,13 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
     if not isinstance(got, dict):
         raise Hint(f"script_options should be the dict options_from_args returns; {kind(got)} is not.")
+    fresh(ns, ("script_options",))
+    by_hand = _set_by_hand(ns)
+    if by_hand:
+        raise Hint(
+            f"your answer cell sets {by_hand} by hand after parsing: the parser never read that flag, so a script given "
+            "the same command line would not get it. Put every flag in the list parse_args reads."
+        )
     if as_number(got.get("n_workers")) != 4:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
@@ -48,6 +57,23 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
         )
     return "four flags, parsed by the same parser a script uses."
+
+
+def _set_by_hand(ns: dict[str, Any]) -> str | None:
+    """The first attribute the answer cell stores on an object by hand (``args.x = ...``, ``setattr(args, ...)``,
+    ``vars(args)[...] = ...``), in words; None when it stores none (or there is no cell to read)."""
+    cell = answer_cell(ns, "script_options")
+    tree = ast.parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                return f"{ast.unparse(target)} (an attribute of the parsed Namespace)"
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call):
+                return f"{ast.unparse(target)} (an entry of the parsed Namespace)"
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr":
+            return f"{ast.unparse(node)}"
+    return None
 
 
 def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace | None:

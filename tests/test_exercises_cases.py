@@ -98,7 +98,6 @@ RIGHT = {
     ],
     "06-1": [
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
-        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = session.client.persist(col_sums)\ncol_sums_local = np.asarray(col_sums_persisted.compute())",
     ],
     "06-2": [
@@ -389,6 +388,10 @@ WRONG = {
     ],
     "06-1": [
         (
+            "review 3: the sums computed again, not read from col_sums_persisted",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
+        ),
+        (
             "review: x computed, NumPy sum",
             "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)",
         ),
@@ -585,7 +588,7 @@ REVEALS = {
     "04-2": lambda ns: [str(len(ns["ddf"].partitions[2]))],
     "05-1": lambda ns: ["'x1'", '"x1"'],
     "05-2": lambda ns: ["dask.compute(*lazy_fits)", "compute(*"],
-    "06-1": lambda ns: ["col_sums.persist()", "to_host(col_sums.compute())"],
+    "06-1": lambda ns: ["col_sums.persist()", "to_host(col_sums.compute())", "to_host(col_sums_persisted.compute())"],
     "06-2": _fraction,
     "07-1": lambda ns: ["groupby('name').size()", 'groupby("name").size()'],
     "07-2": _speed_up,

@@ -7,7 +7,7 @@ from typing import Any
 from .evidence import all_runs, client_of
 from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
 from .model import Exercise, Hint
-from .replay import answer_cell, typed_in
+from .replay import Replay, answer_cell, typed_in
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -32,19 +32,31 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
-    summed = [r for r in found.runs_for("col_sums_local") if any("sum" in p for p in r["prefixes"])] if found is not None else [None]
-    held = [v for v in (found.reads["col_sums_local"].values() if found is not None else ()) if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
-    if not summed and not held:  # neither summed on the cluster nor read from the (held) sums: x came here
-        raise Hint(
-            "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
-            "by block) and NumPy summed them on one core. Let the workers compute the sums; bring back only the small result."
-        )
+    if found is not None:
+        _read_from_memory(found, n_cols)
+    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
+
+
+def _read_from_memory(found: Replay, n_cols: int) -> None:
+    """A :class:`Hint` unless the statement making col_sums_local, run again, only fetched the sums held on the workers."""
+    summed = [r for r in found.made_by("col_sums_local") if any("sum" in p for p in r["prefixes"])]
     if len(summed) >= 3:
         raise Hint(
             f"your answer cell computed the sums in {len(summed)} separate computations (one per column or block): one "
             "Dask expression over x gives every column's sum in a single computation."
         )
-    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
+    if summed:
+        raise Hint(
+            "col_sums_local was summed again: the check ran your answer cell again, and making col_sums_local ran the "
+            "summing tasks over x once more instead of fetching the sums already held on the workers. Bring back the "
+            "persisted values themselves."
+        )
+    held = [v for v in found.reads["col_sums_local"].values() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
+    if not held:  # neither summed on the cluster nor read from the (held) sums: x came here
+        raise Hint(
+            "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
+            "by block) and NumPy summed them on one core. Let the workers compute the sums; bring back only the small result."
+        )
 
 
 def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -183,7 +195,7 @@ EXERCISES = [
     Exercise(
         "06-1",
         ("col_sums_persisted", "col_sums_local"),
-        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())\n",
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\n",
         _judge_06_1,
         "one of them stays a Dask array held on the workers; the other comes back to the notebook.",
     ),

@@ -65,6 +65,11 @@ class Replay:
         """The runs of the statements ``name`` depends on (what made its value), oldest first."""
         return [run for i in self.needs.get(name, range(len(self.steps))) for run in self.steps[i]]
 
+    def made_by(self, name: str) -> list[dict[str, Any]]:
+        """The runs of the statements that store ``name`` themselves (not of those it reads from)."""
+        body = ast.parse(self.cell).body
+        return [run for i, node in enumerate(body) if name in _names(node)[0] for run in self.steps[i]]
+
     def working(self, name: str | None = None) -> list[dict[str, Any]]:
         """The runs (of ``name``'s statements, or all) that computed something, not only moved held data here."""
         return [r for r in (self.runs if name is None else self.runs_for(name)) if not moves_only(r)]

@@ -101,7 +101,8 @@ RIGHT = {
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = session.client.persist(col_sums)\ncol_sums_local = np.asarray(col_sums_persisted.compute())",
     ],
     "06-2": [
-        "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.1f}%\"",
+        f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 4)",
+        "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.2f}%\"",
         f"fraction = x.nbytes / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
     ],
@@ -431,6 +432,7 @@ WRONG = {
         ("a word", "fraction = 'some'"),
         ("a list", f"fraction = [x.nbytes / sum(w['memory_limit'] for w in {LIMITS})]"),
         ("rounded by hand", "fraction = '0.01%'"),
+        ("computed, rounded to one digit", f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 3)"),
     ],
     "07-1": [
         ("review: value_counts per partition, never combined", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()"),

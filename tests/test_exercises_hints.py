@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import FITS
+from tests.test_exercises_cases import DEMEAN, FITS, FLAGS, SLOT
 from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 DIAGNOSES = [
@@ -221,3 +221,50 @@ def test_a_right_answer_whose_record_fell_out_of_the_log_is_still_correct(key, c
     client.run_on_scheduler(_forget)
     verdict = judge(key, ns)
     assert verdict.correct, verdict.message
+
+
+def test_demean_through_delayed_is_correct_and_told_the_direct_way(client):
+    """Review 3 (04-1): from_delayed is accepted; the Correct text names map_partitions as the direct way."""
+    code = DEMEAN + "import dask.dataframe as dd\ndemeaned = dd.from_delayed([dask.delayed(demean)(p) for p in ddf.to_delayed()])"
+    verdict = judge("04-1", _run(code, "04-1", client))
+    assert verdict.correct and "map_partitions(demean) is the direct way" in verdict.message, verdict.message
+    verdict = judge("04-1", _run(DEMEAN + "demeaned = ddf.map_partitions(demean)", "04-1", client))
+    assert verdict.correct and "direct way" not in verdict.message, verdict.message
+
+
+REVIEW3_DIAGNOSES = [
+    ("00-1", "a = da.arange(1, N + 1, chunks=N // 10)\ntotal = (a ** 2).sum()", "0, 1, ..., N-1", "square each element"),
+    ("00-2", "cluster_memory = '2 GB'", "Any unit is fine", "Which unit does the question ask for"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').agg({'y': 'max'}).compute()", "(1 column)", "several columns"),
+    ("03-2", "ddf_fast = session.client.compute(ddf)\nmean_x_by_name = ddf.groupby('name').x.mean().compute()", "is a Future", "came back to this notebook"),
+    (
+        "04-1",
+        "def demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean, meta=ddf._meta)",
+        "meta",
+        "map demean over ddf",
+    ),
+    (
+        "05-2",
+        FITS + "x0_results = session.client.compute(lazy_fits)",
+        "Gather them",
+        "each result should be a fit of x0",
+    ),
+    ("06-1", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.compute()\ncol_sums_local = to_host(col_sums.compute())", "is an ndarray", "a ndarray"),
+    ("08-1", f"args = parser.parse_args([{FLAGS}])\nscript_options = vars(args)", "vars(args)", "unexpected options"),
+    ("08-2", SLOT + "slot_workers = list(set(session.client.gather(slot_futures)))", "of length 1", "it is a list."),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_DIAGNOSES])
+def test_review3_hint_names_what_the_answer_did(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    for future in [v for v in _run("", key, client).values() if hasattr(v, "cancel") and hasattr(v, "key")]:
+        future.cancel()
+    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
+
+
+def test_the_reference_04_2_says_where_the_rows_were_counted(client):
+    from gpu_dask_kit.exercises import EXERCISES
+
+    verdict = judge("04-2", _run(EXERCISES["04-2"].solution, "04-2", client))
+    assert verdict.correct and "brought here" in verdict.message and "counted by the workers" not in verdict.message, verdict.message

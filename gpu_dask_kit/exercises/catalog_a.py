@@ -70,6 +70,8 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
         simple = n * (n - 1) // 2
         why = "that is the plain sum; square each number first" if as_number(value) == simple else "square each element of a, then sum"
+        if (int(value) if exact else as_number(value)) == expected + n * n:
+            why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
 

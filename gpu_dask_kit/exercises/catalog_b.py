@@ -21,7 +21,11 @@ def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
     """A :class:`Hint` unless ``got`` is a computed Series equal to ``expected`` (one value per name, any order)."""
     require_computed(got, name)
     if hasattr(got, "columns"):
-        raise Hint(f"{name} is a DataFrame (several columns): select the one column the question is about before aggregating.")
+        n = len(got.columns)
+        raise Hint(
+            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: select the one column the question is about "
+            "(a Series, one value per name) before aggregating."
+        )
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"{name} should be a Series with one value per name; {kind(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
@@ -184,6 +188,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
         )
+    if "x_demeaned" not in demeaned.columns and demeaned.npartitions == ddf.npartitions:
+        raise Hint(
+            "demeaned does not declare an x_demeaned column: Dask takes a mapped frame's columns from meta=, and the meta "
+            "given describes ddf, not what demean returns. Leave meta out (Dask then tries demean on an empty frame) or give "
+            "one with x_demeaned."
+        )
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
     for i in (0, 1):
@@ -197,7 +207,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
-    return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen})."
+    direct = (
+        " (Through delayed objects it works; ddf.map_partitions(demean) is the direct way: it keeps the partitions' "
+        "divisions and takes meta, so Dask knows the result's columns without running demean.)"
+        if "delayed" in key_split(str(next(iter(flatten(demeaned.__dask_keys__())))[0]))
+        else ""
+    )
+    return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen}).{direct}"
 
 
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -216,7 +232,10 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
                 "of ddf and let Dask count its rows."
             )
-        return "the number of rows of that one partition, counted by the workers."
+        held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
+        counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
+        where = "counted by the workers" if counted else "only that partition was brought here, then counted"
+        return f"the number of rows of that one partition ({where})."
     client = client_of(ns, ddf)
     runs = [r for r in runs_touching(client, ddf) if r["prefixes"] - r["own"]] if client is not None else []
     if int(number) == expected:

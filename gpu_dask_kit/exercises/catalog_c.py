@@ -42,7 +42,7 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
     summed = [r for r in found.made_by("col_sums_local") if any("sum" in p for p in r["prefixes"])]
     if len(summed) >= 3:
         raise Hint(
-            f"your answer cell computed the sums in {len(summed)} separate computations (one per column or block): one "
+            f"your answer cell computed the sums in separate computations (one per column or block; the scheduler saw at least {len(summed)}): one "
             "Dask expression over x gives every column's sum in a single computation."
         )
     if summed:
@@ -76,7 +76,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
     if close(given, expected, rel=1e-6):
         return "x's share of the workers' memory limits together."
-    if cell is not None and isinstance(value, str) and _rounded_as_shown(value, expected):
+    if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
@@ -95,13 +95,13 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:
-    """True when a computed string such as "1.9%" is ``expected`` rounded to the digits it shows (not rounded to zero)."""
+    """True when a computed "1.9%" or 0.0186 is ``expected`` rounded to the digits it shows (2 significant digits at least)."""
     body = text.strip().rstrip("%").strip()
     scale = 100 if text.strip().endswith("%") else 1
     digits = body.replace("-", "").replace(".", "").lstrip("0")
     decimals = len(body.split(".")[1]) if "." in body else 0
     given = as_number(body)
-    if given is None or not digits or "e" in body.lower():
+    if given is None or len(digits.rstrip("0") if "." not in body else digits) < 2 or "e" in body.lower():
         return False
     return abs(given - expected * scale) <= 0.5 * 10**-decimals + 1e-12
 

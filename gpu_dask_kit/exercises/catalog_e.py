@@ -33,6 +33,11 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"your answer cell sets {by_hand} by hand after parsing: the parser never read that flag, so a script given "
             "the same command line would not get it. Put every flag in the list parse_args reads."
         )
+    if isinstance(ns.get("args"), argparse.Namespace) and got == vars(ns["args"]):
+        raise Hint(
+            "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "
+            "The kit has a function that turns args into the options a cluster takes (see the cells above): use it."
+        )
     if as_number(got.get("n_workers")) != 4:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
@@ -112,7 +117,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
-        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
+        size = f" of length {len(names)}" if isinstance(names, (list, tuple)) else ""
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names, one per task, repeats kept); it is {kind(names)}{size}.")
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")

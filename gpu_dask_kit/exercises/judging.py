@@ -51,7 +51,7 @@ def kind(value: Any) -> str:
     ('an int', 'a str')
     """
     name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+    return f"{'an' if name[0] in 'aeiouAEIOU' or name.startswith('nd') else 'a'} {name}"
 
 
 def host(value: Any) -> Any:
@@ -75,7 +75,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         return given
     mixup = unit_mixup(given, expected)
     if mixup:
-        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Which unit does the question ask for?")
+        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
         raise Hint(f"{name} looks like a fraction; the question asks for an amount of memory (bytes, or a size string). {look}")
     if given < 1024 <= expected:
@@ -86,6 +86,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
 
 def require_persisted(value: Any, name: str, how: str) -> None:
     """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
+    if hasattr(value, "key") and hasattr(value, "result"):
+        raise Hint(
+            f"{name} is a Future: client.compute made ONE result on one worker (the whole frame as one object, no "
+            f"partitions), not a Dask collection whose partitions stay in worker memory. {how}"
+        )
     if not is_lazy(value):
         raise Hint(
             f"{name} is {kind(value)}: its values came back to this notebook. The question wants them kept on the "

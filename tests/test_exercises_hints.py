@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import DEMEAN, FITS, FLAGS, SLOT
+from tests.test_exercises_cases import APPROX, DEMEAN, FITS, FLAGS, SLOT
 from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 DIAGNOSES = [
@@ -268,3 +268,23 @@ def test_the_reference_04_2_says_where_the_rows_were_counted(client):
 
     verdict = judge("04-2", _run(EXERCISES["04-2"].solution, "04-2", client))
     assert verdict.correct and "brought here" in verdict.message and "counted by the workers" not in verdict.message, verdict.message
+
+
+REVIEW3_MORE = [
+    ("02-1", APPROX + "rank10_error = float((da.linalg.norm(x - approx, ord=2) / da.linalg.norm(x, ord=2)).compute())", "ord=2", "NumPy did the work"),
+    ("02-1", "rank10_error = float(np.sqrt((s_host[10:]**2).sum()/(s_host**2).sum()))", "values already here", "NumPy did the work"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').apply(lambda d: d.y.max(), meta=('y', 'f8')).compute()", "shuffle", "on one core"),
+    (
+        "07-1",
+        "rows_per_name = pd.Series(dict(zip(range(1, 6), dask.compute(*[(processed.name == c).sum() for c in range(1, 6)]))))",
+        "one code at a time",
+        "came back",
+    ),
+    ("09-2", "partition_bytes = '4096MB'", "powers of 1000", "smaller than"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_MORE, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_MORE])
+def test_review3_more_hints_name_what_the_answer_did(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message

@@ -150,6 +150,18 @@ def _rank_error(s: Any, k: int) -> float:
 def _ratio_in_one_run(found: Replay) -> None:
     """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
     summing = [r for r in found.working("rank10_error") if any("sum" in p for p in r["prefixes"])]
+    if not summing and found.working("rank10_error") and "ord" in found.cell:
+        raise Hint(
+            "the workers computed a norm, but not the one the question means: with ord=2, da.linalg.norm of a matrix is "
+            "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
+            "sum of all squared entries)."
+        )
+    if not summing and not found.runs_for("rank10_error"):
+        raise Hint(
+            "nothing ran on the cluster: the error was worked out in this notebook from values already here (the singular "
+            "values: the theory's shortcut). The exercise measures the approximation itself: build approx from u, s and "
+            "v, and let the workers compute the ratio of the two norms."
+        )
     if not summing:
         raise Hint(
             "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "

@@ -130,6 +130,11 @@ def _counted_on_cluster(ns: dict[str, Any]) -> None:
     if streak(runs) >= 3:
         raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
     counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
+    if not counted and "eq" in last and any(p.startswith("sum") for p in last):
+        raise Hint(
+            "the workers counted, but one code at a time: a mask over all rows and its sum for every code. A groupby "
+            "(or value_counts) counts every code in one pass over the rows: use it."
+        )
     if not counted:
         raise Hint(
             "your answer's computation on the cluster did not count rows: the processed data came back to this notebook (or "

@@ -48,7 +48,8 @@ def _reduces(run: dict[str, Any]) -> bool:
 def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[str, Any]]:
     """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many."""
     reducing = [r for r in found.runs_for(name) if _reduces(r)]
-    if not reducing and any("shuffle" in p for r in found.runs_for(name) for p in r["prefixes"]):
+    shuffled = any("shuffle" in p for r in found.runs_for(name) for p in r["prefixes"])
+    if not reducing and shuffled and ".apply(" in found.cell:
         raise Hint(
             f"the workers made {name}, but by moving every row between them (a shuffle), so that a Python function sees "
             "each whole group (groupby(...).apply does that). A groupby aggregation reduces each partition first and "

@@ -73,6 +73,8 @@ RIGHT = {
     "03-2": [
         "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
         "from distributed import wait\nddf_fast = session.client.persist(ddf)\nwait(ddf_fast)\nmean_x_by_name = ddf_fast.groupby('name')['x'].mean().compute()",
+        "ddf_fast = dask.persist(ddf)[0]\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        "(ddf_fast,) = dask.persist(ddf)\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
     ],
     "04-1": [
         "import dask.dataframe as dd\ndef demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = dd.from_delayed([dask.delayed(demean)(p) for p in ddf.to_delayed()])",
@@ -96,11 +98,11 @@ RIGHT = {
     ],
     "06-1": [
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
-        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = session.client.persist(col_sums)\ncol_sums_local = np.asarray(col_sums_persisted.compute())",
     ],
     "06-2": [
-        "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.1f}%\"",
+        f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 4)",
+        "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.2f}%\"",
         f"fraction = x.nbytes / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
     ],
@@ -387,6 +389,10 @@ WRONG = {
     ],
     "06-1": [
         (
+            "review 3: the sums computed again, not read from col_sums_persisted",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
+        ),
+        (
             "review: x computed, NumPy sum",
             "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.compute()).sum(axis=0)",
         ),
@@ -426,6 +432,7 @@ WRONG = {
         ("a word", "fraction = 'some'"),
         ("a list", f"fraction = [x.nbytes / sum(w['memory_limit'] for w in {LIMITS})]"),
         ("rounded by hand", "fraction = '0.01%'"),
+        ("computed, rounded to one digit", f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 3)"),
     ],
     "07-1": [
         ("review: value_counts per partition, never combined", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()"),
@@ -493,6 +500,14 @@ WRONG = {
         ),
         ("an extra flag", f"args = parser.parse_args([{FLAGS}, '--threads-per-worker', '2'])\nscript_options = options_from_args(args)"),
         ("the flags as text", "script_options = '--n-workers 4 --memory-limit 8GiB'"),
+        (
+            "review 3: a flag set by hand on the parsed Namespace",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5'])\nargs.scheduler_file = '/shared/scheduler.json'\nscript_options = options_from_args(args)",
+        ),
+        (
+            "review 3: setattr on the parsed Namespace",
+            "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5'])\nsetattr(args, 'scheduler_file', '/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        ),
     ],
     "08-2": [
         (
@@ -575,7 +590,7 @@ REVEALS = {
     "04-2": lambda ns: [str(len(ns["ddf"].partitions[2]))],
     "05-1": lambda ns: ["'x1'", '"x1"'],
     "05-2": lambda ns: ["dask.compute(*lazy_fits)", "compute(*"],
-    "06-1": lambda ns: ["col_sums.persist()", "to_host(col_sums.compute())"],
+    "06-1": lambda ns: ["col_sums.persist()", "to_host(col_sums.compute())", "to_host(col_sums_persisted.compute())"],
     "06-2": _fraction,
     "07-1": lambda ns: ["groupby('name').size()", 'groupby("name").size()'],
     "07-2": _speed_up,

@@ -101,6 +101,8 @@ def namespace(key, client):
         ns.update(x=x, u=u, s=s, v=v, s_host=np.asarray(s.compute()))
     elif nb == "03":  # as after notebook 03's Run All: ddf is the lazy recipe again, on top of raw
         raw = dask.datasets.timeseries(start="2000-01-01", end="2000-01-04", freq="600s", seed=next(SEEDS))
+        if key == "03-2":  # as notebook 03 (to_backend): .persist() and dask.persist() then name the keys apart
+            raw = raw.to_backend(dask.config.get("dataframe.backend"))
         ns.update(raw=raw, ddf=raw.map_partitions(slow_read), slow_read=slow_read)
     elif nb == "04":
         ddf = _frame()

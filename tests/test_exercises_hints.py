@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import FITS
+from tests.test_exercises_cases import APPROX, DEMEAN, FITS, FLAGS, SLOT
 from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 DIAGNOSES = [
@@ -167,3 +167,124 @@ def test_a_re_run_that_takes_too_long_is_stopped_and_said(client, monkeypatch):
     ns["In"][-2] = "time.sleep(5)\n" + ns["In"][-2]
     verdict = judge("07-1", ns)
     assert not verdict.correct and "took longer than 1 s" in verdict.message, verdict.message
+
+
+STALE = [
+    ("00-1", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()", "a = da.arange(N, chunks=N // 10)\ntotal = (a**2).sum(axis=5)"),
+    (
+        "01-1",
+        "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':0')",
+        "workshop_options = kit.ClusterOptions(device_memory_limt='60%', rmm_async=True, dashboard_address=':0')",
+    ),
+    ("01-2", "spill_at = '9.6GiB'", "spill_at = 0.6*16*GiB"),
+]
+
+
+@pytest.mark.parametrize(("key", "right", "broken"), STALE, ids=[s[0] for s in STALE])
+def test_a_right_value_left_from_before_a_failing_answer_cell_is_not_correct(key, right, broken, client):
+    """Review 3: the right answer ran, then the answer cell was changed and raised: the names still hold the old value."""
+    ns = _run(right, key, client)
+    assert judge(key, ns).correct, judge(key, ns).message
+    ns["In"] += [broken]
+    verdict = judge(key, ns)
+    assert not verdict.correct and "raised" in verdict.message and "earlier run" in verdict.message, verdict.message
+
+
+def test_a_changed_answer_cell_that_gives_another_value_is_not_judged_by_the_old_value(client):
+    ns = _run("spill_at = '9.6GiB'", "01-2", client)
+    ns["In"] += ["spill_at = '9GiB'"]
+    verdict = judge("01-2", ns)
+    assert not verdict.correct and "not what your answer cell gives now" in verdict.message, verdict.message
+
+
+def test_the_rerun_appends_to_a_copy_of_the_learners_list(client):
+    """Review 3: the check runs the answer cell again; a list the cell appends to is not changed a second time."""
+    ns = _run("log = []\n", "01-2", client)
+    code = "log.append(len(log) + 1)\nspill_at = '9.6GiB'"
+    exec(code, ns)
+    ns["In"] += [code]
+    assert judge("01-2", ns).correct
+    assert ns["log"] == [1], ns["log"]
+
+
+def _forget(dask_scheduler):
+    """What a heavy cell run after the answer does: the scheduler's log (a bounded deque) no longer holds the answer's record."""
+    dask_scheduler.transition_log.clear()
+
+
+@pytest.mark.parametrize("key", ["05-1", "05-2"])
+def test_a_right_answer_whose_record_fell_out_of_the_log_is_still_correct(key, client):
+    """Review 3: correct answer, then notebook 05's timing cell re-run: the check replays the answer cell, never accuses."""
+    from gpu_dask_kit.exercises import EXERCISES
+
+    ns = _run(EXERCISES[key].solution, key, client)
+    client.run_on_scheduler(_forget)
+    verdict = judge(key, ns)
+    assert verdict.correct, verdict.message
+
+
+def test_demean_through_delayed_is_correct_and_told_the_direct_way(client):
+    """Review 3 (04-1): from_delayed is accepted; the Correct text names map_partitions as the direct way."""
+    code = DEMEAN + "import dask.dataframe as dd\ndemeaned = dd.from_delayed([dask.delayed(demean)(p) for p in ddf.to_delayed()])"
+    verdict = judge("04-1", _run(code, "04-1", client))
+    assert verdict.correct and "map_partitions(demean) is the direct way" in verdict.message, verdict.message
+    verdict = judge("04-1", _run(DEMEAN + "demeaned = ddf.map_partitions(demean)", "04-1", client))
+    assert verdict.correct and "direct way" not in verdict.message, verdict.message
+
+
+REVIEW3_DIAGNOSES = [
+    ("00-1", "a = da.arange(1, N + 1, chunks=N // 10)\ntotal = (a ** 2).sum()", "0, 1, ..., N-1", "square each element"),
+    ("00-2", "cluster_memory = '2 GB'", "Any unit is fine", "Which unit does the question ask for"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').agg({'y': 'max'}).compute()", "(1 column)", "several columns"),
+    ("03-2", "ddf_fast = session.client.compute(ddf)\nmean_x_by_name = ddf.groupby('name').x.mean().compute()", "is a Future", "came back to this notebook"),
+    (
+        "04-1",
+        "def demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean, meta=ddf._meta)",
+        "meta",
+        "map demean over ddf",
+    ),
+    (
+        "05-2",
+        FITS + "x0_results = session.client.compute(lazy_fits)",
+        "Gather them",
+        "each result should be a fit of x0",
+    ),
+    ("06-1", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.compute()\ncol_sums_local = to_host(col_sums.compute())", "is an ndarray", "a ndarray"),
+    ("08-1", f"args = parser.parse_args([{FLAGS}])\nscript_options = vars(args)", "vars(args)", "unexpected options"),
+    ("08-2", SLOT + "slot_workers = list(set(session.client.gather(slot_futures)))", "of length 1", "it is a list."),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_DIAGNOSES])
+def test_review3_hint_names_what_the_answer_did(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    for future in [v for v in _run("", key, client).values() if hasattr(v, "cancel") and hasattr(v, "key")]:
+        future.cancel()
+    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
+
+
+def test_the_reference_04_2_says_where_the_rows_were_counted(client):
+    from gpu_dask_kit.exercises import EXERCISES
+
+    verdict = judge("04-2", _run(EXERCISES["04-2"].solution, "04-2", client))
+    assert verdict.correct and "brought here" in verdict.message and "counted by the workers" not in verdict.message, verdict.message
+
+
+REVIEW3_MORE = [
+    ("02-1", APPROX + "rank10_error = float((da.linalg.norm(x - approx, ord=2) / da.linalg.norm(x, ord=2)).compute())", "ord=2", "NumPy did the work"),
+    ("02-1", "rank10_error = float(np.sqrt((s_host[10:]**2).sum()/(s_host**2).sum()))", "values already here", "NumPy did the work"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').apply(lambda d: d.y.max(), meta=('y', 'f8')).compute()", "shuffle", "on one core"),
+    (
+        "07-1",
+        "rows_per_name = pd.Series(dict(zip(range(1, 6), dask.compute(*[(processed.name == c).sum() for c in range(1, 6)]))))",
+        "one code at a time",
+        "came back",
+    ),
+    ("09-2", "partition_bytes = '4096MB'", "powers of 1000", "smaller than"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_MORE, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_MORE])
+def test_review3_more_hints_name_what_the_answer_did(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message

@@ -8,7 +8,7 @@ from dask.core import flatten
 from distributed import futures_of
 
 from .evidence import client_of, latest_run
-from .judging import MAX_TASKS, from_cell, is_lazy, kind, size_answer
+from .judging import MAX_TASKS, fresh, from_cell, is_lazy, kind, size_answer
 from .model import Exercise, Hint
 from .replay import Replay
 from .values import as_bytes, as_fraction, as_number, close
@@ -43,6 +43,7 @@ def _check_a(a: Any, n: int) -> None:
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
+    fresh(ns, ("a", "total"))
     _check_a(a, n)
     if not is_lazy(total):
         raise Hint(
@@ -69,6 +70,8 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
         simple = n * (n - 1) // 2
         why = "that is the plain sum; square each number first" if as_number(value) == simple else "square each element of a, then sum"
+        if (int(value) if exact else as_number(value)) == expected + n * n:
+            why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
 
@@ -81,6 +84,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import psutil
 
     limits = [int(w["memory_limit"]) for w in _workers(ns)]
+    fresh(ns, ("cluster_memory",))
     expected, value = sum(limits), ans["cluster_memory"]
     look = "Each worker reports its memory_limit in session.client.scheduler_info(n_workers=-1)['workers']: add them up."
     given = as_bytes_or_none(value)
@@ -99,6 +103,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     from .. import ClusterOptions
 
     opts = ans["workshop_options"]
+    fresh(ns, ("workshop_options",))
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {kind(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     limit = opts.device_memory_limit
@@ -123,6 +128,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("spill_at",))
     size_answer(
         ans["spill_at"],
         int(0.6 * 16 * 2**30),
@@ -144,6 +150,18 @@ def _rank_error(s: Any, k: int) -> float:
 def _ratio_in_one_run(found: Replay) -> None:
     """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
     summing = [r for r in found.working("rank10_error") if any("sum" in p for p in r["prefixes"])]
+    if not summing and found.working("rank10_error") and "ord" in found.cell:
+        raise Hint(
+            "the workers computed a norm, but not the one the question means: with ord=2, da.linalg.norm of a matrix is "
+            "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
+            "sum of all squared entries)."
+        )
+    if not summing and not found.runs_for("rank10_error"):
+        raise Hint(
+            "nothing ran on the cluster: the error was worked out in this notebook from values already here (the singular "
+            "values: the theory's shortcut). The exercise measures the approximation itself: build approx from u, s and "
+            "v, and let the workers compute the ratio of the two norms."
+        )
     if not summing:
         raise Hint(
             "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "
@@ -210,6 +228,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import dask
 
+    fresh(ns, ("spill_threshold",))
     limit = 600 * 2**20
     fractions = {name: float(dask.config.get(f"distributed.worker.memory.{name}")) for name in ("target", "spill", "pause", "terminate")}
     given = as_bytes_or_none(ans["spill_threshold"])

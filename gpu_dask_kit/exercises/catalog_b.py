@@ -21,7 +21,11 @@ def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
     """A :class:`Hint` unless ``got`` is a computed Series equal to ``expected`` (one value per name, any order)."""
     require_computed(got, name)
     if hasattr(got, "columns"):
-        raise Hint(f"{name} is a DataFrame (several columns): select the one column the question is about before aggregating.")
+        n = len(got.columns)
+        raise Hint(
+            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: select the one column the question is about "
+            "(a Series, one value per name) before aggregating."
+        )
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"{name} should be a Series with one value per name; {kind(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
@@ -44,6 +48,13 @@ def _reduces(run: dict[str, Any]) -> bool:
 def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[str, Any]]:
     """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many."""
     reducing = [r for r in found.runs_for(name) if _reduces(r)]
+    shuffled = any("shuffle" in p for r in found.runs_for(name) for p in r["prefixes"])
+    if not reducing and shuffled and ".apply(" in found.cell:
+        raise Hint(
+            f"the workers made {name}, but by moving every row between them (a shuffle), so that a Python function sees "
+            "each whole group (groupby(...).apply does that). A groupby aggregation reduces each partition first and "
+            "combines only the small partial results: use the aggregation itself."
+        )
     if not reducing:
         raise Hint(
             f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
@@ -75,7 +86,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
-    if not _held(fast) <= _computed_keys(ns["ddf"]):
+    if not _same_data(fast, ns["ddf"]):
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
@@ -91,6 +102,15 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 def _held(collection: Any) -> set[Any]:
     return {f.key for f in futures_of(collection)}
+
+
+def _same_data(fast: Any, ddf: Any) -> bool:
+    """True when ``fast`` holds ddf's partitions: under ddf's own key names, or (``dask.persist``/``Client.persist``
+    optimise the recipe and may rename it) under the same task names with the same partition 0."""
+    if _held(fast) <= _computed_keys(ddf):
+        return True
+    names = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # the fused names of .persist() start with the source's
+    return {key_split(k) for k in _held(fast)} <= names and same_fingerprint(fingerprint(ddf), fingerprint(fast)) is None
 
 
 def _computed_keys(collection: Any) -> set[Any]:
@@ -175,6 +195,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
         )
+    if "x_demeaned" not in demeaned.columns and demeaned.npartitions == ddf.npartitions:
+        raise Hint(
+            "demeaned does not declare an x_demeaned column: Dask takes a mapped frame's columns from meta=, and the meta "
+            "given describes ddf, not what demean returns. Leave meta out (Dask then tries demean on an empty frame) or give "
+            "one with x_demeaned."
+        )
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
     for i in (0, 1):
@@ -188,7 +214,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
-    return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen})."
+    direct = (
+        " (Through delayed objects it works; ddf.map_partitions(demean) is the direct way: it keeps the partitions' "
+        "divisions and takes meta, so Dask knows the result's columns without running demean.)"
+        if "delayed" in key_split(str(next(iter(flatten(demeaned.__dask_keys__())))[0]))
+        else ""
+    )
+    return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen}).{direct}"
 
 
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -207,7 +239,10 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
                 "of ddf and let Dask count its rows."
             )
-        return "the number of rows of that one partition, counted by the workers."
+        held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
+        counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
+        where = "counted by the workers" if counted else "only that partition was brought here, then counted"
+        return f"the number of rows of that one partition ({where})."
     client = client_of(ns, ddf)
     runs = [r for r in runs_touching(client, ddf) if r["prefixes"] - r["own"]] if client is not None else []
     if int(number) == expected:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from .evidence import all_runs, client_of
-from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
+from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
 from .model import Exercise, Hint
-from .replay import answer_cell, typed_in
+from .replay import Replay, answer_cell, typed_in
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -32,19 +32,31 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
-    summed = [r for r in found.runs_for("col_sums_local") if any("sum" in p for p in r["prefixes"])] if found is not None else [None]
-    held = [v for v in (found.reads["col_sums_local"].values() if found is not None else ()) if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
-    if not summed and not held:  # neither summed on the cluster nor read from the (held) sums: x came here
+    if found is not None:
+        _read_from_memory(found, n_cols)
+    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
+
+
+def _read_from_memory(found: Replay, n_cols: int) -> None:
+    """A :class:`Hint` unless the statement making col_sums_local, run again, only fetched the sums held on the workers."""
+    summed = [r for r in found.made_by("col_sums_local") if any("sum" in p for p in r["prefixes"])]
+    if len(summed) >= 3:
+        raise Hint(
+            f"your answer cell computed the sums in separate computations (one per column or block; the scheduler saw at least {len(summed)}): one "
+            "Dask expression over x gives every column's sum in a single computation."
+        )
+    if summed:
+        raise Hint(
+            "col_sums_local was summed again: the check ran your answer cell again, and making col_sums_local ran the "
+            "summing tasks over x once more instead of fetching the sums already held on the workers. Bring back the "
+            "persisted values themselves."
+        )
+    held = [v for v in found.reads["col_sums_local"].values() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
+    if not held:  # neither summed on the cluster nor read from the (held) sums: x came here
         raise Hint(
             "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
             "by block) and NumPy summed them on one core. Let the workers compute the sums; bring back only the small result."
         )
-    if len(summed) >= 3:
-        raise Hint(
-            f"your answer cell computed the sums in {len(summed)} separate computations (one per column or block): one "
-            "Dask expression over x gives every column's sum in a single computation."
-        )
-    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
 
 
 def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -52,6 +64,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     value = ans["fraction"]
     require_computed(value, "fraction")
+    fresh(ns, ("fraction",))
     given = as_fraction(value)
     limits = [int(w["memory_limit"]) for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values()]
     x = ns["x"]
@@ -63,7 +76,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
     if close(given, expected, rel=1e-6):
         return "x's share of the workers' memory limits together."
-    if cell is not None and isinstance(value, str) and _rounded_as_shown(value, expected):
+    if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
@@ -82,13 +95,13 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:
-    """True when a computed string such as "1.9%" is ``expected`` rounded to the digits it shows (not rounded to zero)."""
+    """True when a computed "1.9%" or 0.0186 is ``expected`` rounded to the digits it shows (2 significant digits at least)."""
     body = text.strip().rstrip("%").strip()
     scale = 100 if text.strip().endswith("%") else 1
     digits = body.replace("-", "").replace(".", "").lstrip("0")
     decimals = len(body.split(".")[1]) if "." in body else 0
     given = as_number(body)
-    if given is None or not digits or "e" in body.lower():
+    if given is None or len(digits.rstrip("0") if "." not in body else digits) < 2 or "e" in body.lower():
         return False
     return abs(given - expected * scale) <= 0.5 * 10**-decimals + 1e-12
 
@@ -117,6 +130,11 @@ def _counted_on_cluster(ns: dict[str, Any]) -> None:
     if streak(runs) >= 3:
         raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
     counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
+    if not counted and "eq" in last and any(p.startswith("sum") for p in last):
+        raise Hint(
+            "the workers counted, but one code at a time: a mask over all rows and its sum for every code. A groupby "
+            "(or value_counts) counts every code in one pass over the rows: use it."
+        )
     if not counted:
         raise Hint(
             "your answer's computation on the cluster did not count rows: the processed data came back to this notebook (or "
@@ -152,6 +170,7 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("speed_up",))
     medians = ns["medians"]
     n = max(medians)
     expected = medians[min(medians)] / medians[n]
@@ -181,7 +200,7 @@ EXERCISES = [
     Exercise(
         "06-1",
         ("col_sums_persisted", "col_sums_local"),
-        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())\n",
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\n",
         _judge_06_1,
         "one of them stays a Dask array held on the workers; the other comes back to the notebook.",
     ),

@@ -88,6 +88,11 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_one_submission(ns, lazy, "lazy_fits")
     _uses_future(ns, lazy, "lazy_fits")
     _fits_in_one_go(ns, ("x0_results", "lazy_fits"), lazy)
+    if isinstance(results, (list, tuple)) and any(isinstance(r, Future) for r in results):
+        raise Hint(
+            "x0_results holds Futures: the fits ran, but their results are still on the workers. Gather them (or compute "
+            "the delayed calls) and store the results."
+        )
     if not isinstance(results, (list, tuple)):
         raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
     expected = sorted(f for f in ns["features"] if f != "x0")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
 from typing import Any
@@ -11,8 +12,9 @@ import dask
 from dask.utils import funcname
 
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
-from .judging import is_lazy, kind, size_answer
+from .judging import fresh, is_lazy, kind, size_answer
 from .model import Exercise, Hint
+from .replay import answer_cell
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
@@ -24,6 +26,18 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
     if not isinstance(got, dict):
         raise Hint(f"script_options should be the dict options_from_args returns; {kind(got)} is not.")
+    fresh(ns, ("script_options",))
+    by_hand = _set_by_hand(ns)
+    if by_hand:
+        raise Hint(
+            f"your answer cell sets {by_hand} by hand after parsing: the parser never read that flag, so a script given "
+            "the same command line would not get it. Put every flag in the list parse_args reads."
+        )
+    if isinstance(ns.get("args"), argparse.Namespace) and got == vars(ns["args"]):
+        raise Hint(
+            "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "
+            "The kit has a function that turns args into the options a cluster takes (see the cells above): use it."
+        )
     if as_number(got.get("n_workers")) != 4:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
@@ -48,6 +62,23 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
         )
     return "four flags, parsed by the same parser a script uses."
+
+
+def _set_by_hand(ns: dict[str, Any]) -> str | None:
+    """The first attribute the answer cell stores on an object by hand (``args.x = ...``, ``setattr(args, ...)``,
+    ``vars(args)[...] = ...``), in words; None when it stores none (or there is no cell to read)."""
+    cell = answer_cell(ns, "script_options")
+    tree = ast.parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                return f"{ast.unparse(target)} (an attribute of the parsed Namespace)"
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call):
+                return f"{ast.unparse(target)} (an entry of the parsed Namespace)"
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr":
+            return f"{ast.unparse(node)}"
+    return None
 
 
 def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace | None:
@@ -86,7 +117,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
-        raise Hint(f"slot_workers should be the list of the 4 results (worker names); it is {kind(names)}.")
+        size = f" of length {len(names)}" if isinstance(names, (list, tuple)) else ""
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names, one per task, repeats kept); it is {kind(names)}{size}.")
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
@@ -146,6 +178,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
+    fresh(ns, ("partition_bytes",))
     given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
     if given is not None and close(given, 32 * 2**30, rel=0.001):
         raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")

@@ -12,7 +12,7 @@ from distributed import futures_of
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
-from .replay import NotReplayed, Replay, replay, typed_in
+from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
 from .values import as_bytes, as_number, close, unit_mixup
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "streak",
     "same_value",
     "from_cell",
+    "fresh",
 ]
 
 MAX_TASKS = 2_000  # a graph bigger than this is not computed by a check: it is the mistake to explain
@@ -50,7 +51,7 @@ def kind(value: Any) -> str:
     ('an int', 'a str')
     """
     name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+    return f"{'an' if name[0] in 'aeiouAEIOU' or name.startswith('nd') else 'a'} {name}"
 
 
 def host(value: Any) -> Any:
@@ -74,7 +75,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         return given
     mixup = unit_mixup(given, expected)
     if mixup:
-        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Which unit does the question ask for?")
+        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
         raise Hint(f"{name} looks like a fraction; the question asks for an amount of memory (bytes, or a size string). {look}")
     if given < 1024 <= expected:
@@ -85,6 +86,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
 
 def require_persisted(value: Any, name: str, how: str) -> None:
     """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
+    if hasattr(value, "key") and hasattr(value, "result"):
+        raise Hint(
+            f"{name} is a Future: client.compute made ONE result on one worker (the whole frame as one object, no "
+            f"partitions), not a Dask collection whose partitions stay in worker memory. {how}"
+        )
     if not is_lazy(value):
         raise Hint(
             f"{name} is {kind(value)}: its values came back to this notebook. The question wants them kept on the "
@@ -117,12 +123,14 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
     client = client_of(namespace, *lazy)
     if client is None:
         raise Hint("there is no cluster to ask: run the notebook's set-up cells (the session), then your answer cell again.")
+    if answer_cell(namespace, name) is not None:
+        return  # the judge runs the answer cell again and reads what THAT does (the old record may have left the log)
     n, unrecorded = submissions(client, list(lazy))
     if unrecorded == sum(1 for _ in lazy) or n == 0:
         raise Hint(
-            f"the scheduler has no record of running {name}: the results were computed some other way (in this notebook, "
-            f"or from other objects than {name}). Compute the objects in {name} themselves, on the cluster. (If you did, "
-            "run your answer cell again and this check right after: the scheduler keeps only its latest steps.)"
+            f"the scheduler has no record of running {name}: either it was computed some other way (in this notebook, or "
+            f"from other objects than {name}), or the record left the scheduler's log (it keeps only its latest steps). "
+            f"Run your answer cell again and this check right after; {name}'s own objects should be computed on the cluster."
         )
     if unrecorded:
         raise Hint(f"only some of {name} ran on the cluster ({unrecorded} did not): compute all of them.")
@@ -177,6 +185,8 @@ def same_value(a: Any, b: Any) -> bool:
     """True when two answers hold the same value (numbers to 1e-9, arrays and Series element by element, any order of index)."""
     import numpy as np
 
+    if is_lazy(a) or is_lazy(b):  # a recipe: the same tasks (deterministic names), nothing computed here
+        return is_lazy(a) and is_lazy(b) and a.__dask_keys__() == b.__dask_keys__()
     if type(a) is not type(b) and not (as_number(a) is not None and as_number(b) is not None):
         return False
     if hasattr(a, "sort_index") and hasattr(a, "index"):
@@ -193,6 +203,35 @@ def same_value(a: Any, b: Any) -> bool:
         return False
 
 
+def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
+    """A :class:`Hint` when the latest answer cell (in ``In``), run again in a scratch namespace, raises or no longer
+    gives the values ``names`` hold (they are left from an earlier run). Typed-in values are fine here; no cluster is
+    watched. Nothing is said outside IPython, or for a cell the check does not run twice."""
+    try:
+        found = replay(namespace, names, watch=False)
+    except NotReplayed:
+        return
+    except Exception as err:
+        raise _raised(err) from None
+    if found is None:
+        return
+    for name in names:
+        if not same_value(namespace[name], found.values.get(name)):
+            raise Hint(
+                f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
+                f"(the value {name} holds is left from an earlier run, or was changed by a later cell). Run your answer cell, then this check."
+            )
+
+
+def _raised(err: Exception) -> Hint:
+    first = (str(err).strip().splitlines() or [""])[0][:200]
+    return Hint(
+        f"could not be checked: the check runs your answer cell again to see what it does, and the cell raised "
+        f"{type(err).__name__}: {first}. So the values your answer names hold may be left from an earlier run. "
+        "Make the answer cell run cleanly on its own, run it, then this check."
+    )
+
+
 def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[str, ...] = ()) -> Replay | None:
     """What the answer cell of ``names`` does on the cluster, run again by the check (see ``replay``); None outside IPython.
 
@@ -206,11 +245,7 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
             f"Keep only the lines that make the answer in that cell, run it, then this check."
         ) from None
     except Exception as err:
-        first = (str(err).strip().splitlines() or [""])[0][:200]
-        raise Hint(
-            f"could not be checked: the check runs your answer cell again to see what it makes the cluster do, and the "
-            f"cell raised {type(err).__name__}: {first}. Make the answer cell run cleanly on its own, run it, then this check."
-        ) from None
+        raise _raised(err) from None
     if found is None:
         return None
     for name in values:

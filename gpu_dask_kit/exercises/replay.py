@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import gc
 import io
 import signal
@@ -63,6 +64,11 @@ class Replay:
     def runs_for(self, name: str) -> list[dict[str, Any]]:
         """The runs of the statements ``name`` depends on (what made its value), oldest first."""
         return [run for i in self.needs.get(name, range(len(self.steps))) for run in self.steps[i]]
+
+    def made_by(self, name: str) -> list[dict[str, Any]]:
+        """The runs of the statements that store ``name`` themselves (not of those it reads from)."""
+        body = ast.parse(self.cell).body
+        return [run for i, node in enumerate(body) if name in _names(node)[0] for run in self.steps[i]]
 
     def working(self, name: str | None = None) -> list[dict[str, Any]]:
         """The runs (of ``name``'s statements, or all) that computed something, not only moved held data here."""
@@ -181,33 +187,48 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def replay(namespace: dict[str, Any], names: tuple[str, ...]) -> Replay | None:
+def _scratch(namespace: dict[str, Any], tree: ast.Module) -> dict[str, Any]:
+    """A copy of ``namespace`` for the re-run: plain containers the cell stores into or appends to are copied (deep where
+    that works), so the re-run does not change the learner's objects a second time; everything else is shared."""
+    changed = _names(tree)[0]
+    scratch = {k: v for k, v in namespace.items() if k != CELL}  # names the cell does not assign keep their values
+    for name in changed & scratch.keys():
+        if type(scratch[name]) in (list, dict, set):
+            try:
+                scratch[name] = copy.deepcopy(scratch[name])
+            except Exception:
+                scratch[name] = copy.copy(scratch[name])
+    return scratch
+
+
+def replay(namespace: dict[str, Any], names: tuple[str, ...], watch: bool = True) -> Replay | None:
     """Run the answer cell of ``names[0]`` again, statement by statement, on a scratch copy of ``namespace``.
 
-    None where there is no cell (not IPython) or no cluster. Raises the cell's own exception (the judge turns it into a
-    hint). What the cell prints is swallowed.
+    None where there is no cell (not IPython) or, with ``watch`` (read the scheduler's log), no cluster. Raises the
+    cell's own exception (the judge turns it into a hint). What the cell prints is swallowed.
     """
     cell = answer_cell(namespace, names[0])
-    client = client_of(namespace)
+    client = client_of(namespace) if watch else None
     tree = _parse(cell) if cell is not None else None
-    if tree is None or client is None:
+    if tree is None or (watch and client is None):
         return None
     call = unsafe_call(tree)
     if call is not None:
         raise NotReplayed(f"it also calls {call}(...), which the check does not run a second time")
-    scratch = {k: v for k, v in namespace.items() if k != CELL}  # names the cell does not assign keep their values
-    gc.collect()  # futures nobody holds any more are released ...
-    time.sleep(SETTLE)  # ... and their release reaches the scheduler: otherwise a result still in memory would not run again
+    scratch = _scratch(namespace, tree)
+    if watch:
+        gc.collect()  # futures nobody holds any more are released ...
+        time.sleep(SETTLE)  # ... and their release reaches the scheduler: otherwise a result still in memory would not run again
     marks = []
     with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for node in tree.body:
-            marks.append(scheduler_now(client))
+            marks.append(scheduler_now(client) if watch else 0.0)
             exec(compile(ast.Module(body=[node], type_ignores=[]), "<your answer cell, run again by the check>", "exec"), scratch)
             held = [f for target in _names(node)[0] for f in _futures(scratch.get(target))]
             if held:  # a persist in this statement: its tasks belong to it
                 with contextlib.suppress(TimeoutError):
                     wait(held, timeout=WAIT)
-    runs = all_runs(client, since=marks[0]) if marks else []
+    runs = all_runs(client, since=marks[0]) if marks and watch else []
     bounds = [*marks[1:], float("inf")]
     steps = [[r for r in runs if start <= r["time"] < end] for start, end in zip(marks, bounds, strict=True)]
     needs = {n: _depends(tree.body, n) for n in names}

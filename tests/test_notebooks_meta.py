@@ -185,7 +185,7 @@ ANSWER_GIVEAWAYS = {
     "04-1": ["df.assign(x_demeaned=", "df.copy()"],
     "04-2": ["41200", "41,200", "41 200"],  # partition 2 at small scale (04's partitions are uneven on purpose)
     "05-2": ["dask.compute(*lazy_fits)"],
-    "06-1": ["col_sums.persist()", "to_host(col_sums.compute())"],
+    "06-1": ["col_sums.persist()", "to_host(col_sums.compute())", "to_host(col_sums_persisted.compute())"],
     "06-2": ["1.86%", "0.0186"],
     "07-1": ['groupby("name").size()'],
     "09-1": ["client.submit(sum, "],

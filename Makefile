@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub test-gateway reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub test-gateway test-slurm reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -36,11 +36,11 @@ doctor: setup
 	$(BIN)/gpu-dask-kit doctor
 
 # The whole suite: the linters and type checks (a finding fails the suite), unit + integration (real CPU
-# clusters, simulated GPUs driving the real dask-cuda, a real SLURM when one runs, a real Jupyter server)
+# clusters, simulated GPUs driving the real dask-cuda, a real second account where root, a real Jupyter server)
 # with every doctest of the package collected once and the property tests' quick profile, then the
 # real-browser tests in their own process (see PITFALLS), then every notebook once under nbval with its
-# exercises solved. Tests marked `slow` (and those tests/conftest.py's SLOW_TIER puts there) and the full
-# property profile run in .ci/run. Budget: <= 10 min on a 2-core machine (measured: README, bench/RESULTS.md).
+# exercises solved. The real SLURM (test-slurm), Dask Gateway (test-gateway), tests marked `slow` (and those
+# tests/conftest.py's SLOW_TIER puts there) and the full property profile run in .ci/run. Budget: <= 10 min on a 2-core machine (measured: README, bench/RESULTS.md).
 test: setup
 	$(MAKE) --no-print-directory lint test-unit test-browser test-notebooks
 
@@ -64,6 +64,11 @@ SLURM_SERIAL := tests/test_start_paths.py::test_every_entry_point_follows_an_ins
 test-unit: setup
 	$(BYTECODE)
 	$(BIN)/python -m pytest tests gpu_dask_kit --doctest-modules $(UNIT_IGNORE) --ignore=tests/slurm --deselect $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider $(XDIST)
+
+# The real one-node SLURM (tests/slurm starts and stops slurmctld/slurmd; the start-path test submits jobs while it runs):
+# serial, in .ci/run (~3 min on 2 cores), not in `make test`'s 10-minute budget. Skipped with the install line without SLURM.
+test-slurm: setup
+	$(BYTECODE)
 	$(BIN)/python -m pytest tests/slurm $(SLURM_SERIAL) -m "not slow and not reruns" -p no:cacheprovider
 
 # The property tests with every example (~3,200; `make test` runs a tenth: tests/conftest.py's profiles).

@@ -216,11 +216,16 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     if found is None:
         return
     for name in names:
-        if not same_value(namespace[name], found.values.get(name)):
-            raise Hint(
-                f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
-                f"(the value {name} holds is left from an earlier run, or was changed by a later cell). Run your answer cell, then this check."
-            )
+        _require_same_as_rerun(namespace, found, name)
+
+
+def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) -> None:
+    """A :class:`Hint` when ``name`` holds another value than the answer cell, run again, gives."""
+    if not same_value(namespace[name], found.values.get(name)):
+        raise Hint(
+            f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
+            f"(the value {name} holds is left from an earlier run, or was changed by a later cell). Run your answer cell, then this check."
+        )
 
 
 def _raised(err: Exception) -> Hint:
@@ -254,9 +259,5 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
                 f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "
                 f"the value is made. Compute {name} with Dask in that cell."
             )
-        if not same_value(namespace[name], found.values.get(name)):
-            raise Hint(
-                f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
-                f"(was {name} typed in or changed by a later cell?). Run your answer cell, then this check."
-            )
+        _require_same_as_rerun(namespace, found, name)
     return found

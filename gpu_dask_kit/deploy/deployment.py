@@ -34,18 +34,20 @@ def target_module(name: str) -> Any:
 
 
 def wait_for_workers(client: Any, n_workers: int, timeout: float) -> bool:
-    """Wait until exactly ``n_workers`` workers are connected; False on timeout. Up: distributed's
-    ``Client.wait_for_workers``; down (after a scale down), until the retired workers are gone."""
+    """Wait until exactly ``n_workers`` workers are connected and running; False on timeout.
+
+    Asks the scheduler through the client, not ``Client.wait_for_workers``: with a local cluster that calls
+    ``cluster.wait_for_workers``, which replaces ``cluster.scheduler_info`` with a snapshot; after a scale
+    down, the worker-removal message still in flight then raises KeyError in distributed's (2026.7.1)
+    worker-status watcher, and the cluster's close stops half-way (status stays "closing")."""
     deadline = time.monotonic() + timeout
-    try:
-        client.wait_for_workers(n_workers, timeout=timeout)
-    except TimeoutError:
-        return False
-    while len(client.scheduler_info(n_workers=-1)["workers"]) != n_workers:
+    while True:
+        workers = client.scheduler_info(n_workers=-1)["workers"].values()
+        if len(workers) == n_workers and all(w.get("status", "running") == "running" for w in workers):
+            return True
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
-    return True
 
 
 @dataclass

@@ -17,6 +17,7 @@ import argparse
 from typing import Any
 
 from .options import OPTION_SPECS, option_names
+from .session import start_cluster
 
 __all__ = ["add_cluster_args", "start_cluster_from_args", "options_from_args", "flag_name"]
 
@@ -67,6 +68,4 @@ def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def start_cluster_from_args(args: argparse.Namespace, **overrides: Any):
     """Start (or connect) the session the flags describe; ``overrides`` win over flags."""
-    from .session import start_cluster  # imported when called: the package imports this module
-
     return start_cluster(**{**options_from_args(args), **overrides})

@@ -106,3 +106,27 @@ def test_planner_and_records_import_no_deploy_or_session_code():
     graph = _graph(top_level_only=False)
     for pure in ("gpu_dask_kit.plan", "gpu_dask_kit.registry", "gpu_dask_kit.processes", "gpu_dask_kit.environment"):
         assert not {m for m in graph[pure] if m.startswith(("gpu_dask_kit.deploy", "gpu_dask_kit.session"))}, pure
+
+
+def test_a_worker_unpickling_the_kits_plugins_imports_no_session_code():
+    """The package root loads its public names on first use (PEP 562), so a worker process that unpickles
+    ``gpu_dask_kit.plugins.KitMetrics`` does not import the session, the planner or the deploy targets."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gpu_dask_kit.plugins\n"
+        "print(sorted(m for m in sys.modules if m.startswith('gpu_dask_kit')))\n"
+        "from gpu_dask_kit import start_cluster, ClusterOptions\n"
+        "print('gpu_dask_kit.session' in sys.modules, sorted(set(gpu_dask_kit.__all__) - set(dir(gpu_dask_kit))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout.splitlines()
+    loaded = ast.literal_eval(out[0])
+    assert not [m for m in loaded if m.startswith(("gpu_dask_kit.session", "gpu_dask_kit.plan", "gpu_dask_kit.deploy"))], loaded
+    assert out[1] == "True []"
+    try:
+        gpu_dask_kit.no_such_name  # noqa: B018
+    except AttributeError as error:
+        assert "no attribute 'no_such_name'" in str(error)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")

@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_MODULES = sorted((ROOT / "bench").glob("*.py"))
-NAMES = ["start_close", "process", "monitor", "workloads", "overheads", "scaling", "notebooks"]
+NAMES = ["start_close", "process", "secure", "monitor", "workloads", "overheads", "scaling", "notebooks"]
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
+
+import dask
 
 from .evidence import all_runs, client_of
 from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
+from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
 from .values import as_fraction, as_number, close
@@ -18,6 +22,12 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     persisted, local = ans["col_sums_persisted"], ans["col_sums_local"]
     require_persisted(persisted, "col_sums_persisted", "Keep the values on the workers: ask Dask to compute them there and hold them.")
+    if made_from(persisted, ns["x"]) is False:
+        raise Hint(
+            "col_sums_persisted was not computed from x on the workers: its data went through this notebook (x, or its "
+            "sums, came here and were sent back to the cluster as a new array). Where to look: let the workers sum x "
+            "and hold the result there; nothing needs to come to the notebook for that."
+        )
     require_computed(local, "col_sums_local")
     if type(local).__module__.startswith("cupy"):
         raise Hint("col_sums_local is a CuPy array: its values are in GPU memory. Bring them to host memory (to_host) for a NumPy array.")
@@ -74,6 +84,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    _limits_read(cell)
+    _size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
     if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
@@ -84,6 +96,10 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "x's share of ONE worker's limit; the question asks for all workers together": given * limits[0] / sum(limits),
         "a count of elements, not bytes: take x's size in bytes": given * x.nbytes / x.size,
         "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
+        "x's share of the limits times the target fraction (where spilling starts): the question asks for the limits themselves": given
+        * dask.config.get("distributed.worker.memory.target"),
+        "sizes mixed between GB (10**9 bytes) and GiB (2**30 bytes): read both in bytes": given * 2**30 / 1e9,
+        "sizes mixed between GiB (2**30 bytes) and GB (10**9 bytes): read both in bytes": given * 1e9 / 2**30,
     }
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
@@ -92,6 +108,42 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
         "the workers' memory limits added up (see scheduler_info)."
     )
+
+
+def _limits_read(cell: str | None) -> None:
+    """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
+    tree = _parse_cell(cell)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _literal(node.right):
+            text = ast.unparse(node.right)
+            gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if "1e9" in text or "10**9" in text or "1000" in text else ""
+            raise Hint(
+                "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
+                "read from the cluster, so the answer is wrong as soon as the cluster is started with other limits. Where to "
+                f"look: the scheduler reports every worker's memory limit (the prompt says where).{gb}"
+            )
+
+
+def _literal(node: ast.AST) -> bool:
+    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
+
+
+def _parse_cell(cell: str | None) -> ast.Module | None:
+    try:
+        return ast.parse(cell) if cell is not None else None
+    except SyntaxError:
+        return None
+
+
+def _size_not_computed(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell, run again, made the cluster compute (x came to the notebook for its size)."""
+    found = from_cell(ns, ("fraction",))
+    if found is not None and found.runs_for("fraction"):
+        raise Hint(
+            "your answer cell computed x (the check ran it again and the cluster ran x's tasks) just to read its size: that "
+            "brings every value of x to this notebook. Where to look: a Dask array knows its size in bytes from its shape "
+            "and dtype, without computing anything."
+        )
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:

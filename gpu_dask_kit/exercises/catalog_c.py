@@ -115,13 +115,21 @@ def _limits_read(cell: str | None) -> None:
     tree = _parse_cell(cell)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _literal(node.right):
-            text = ast.unparse(node.right)
-            gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if "1e9" in text or "10**9" in text or "1000" in text else ""
+            gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
                 "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
                 "read from the cluster, so the answer is wrong as soon as the cluster is started with other limits. Where to "
                 f"look: the scheduler reports every worker's memory limit (the prompt says where).{gb}"
             )
+
+
+def _decimal_size(node: ast.expr) -> bool:
+    """True for a literal size counted in powers of 1000 (GB, MB), not of 1024."""
+    try:
+        value = float(eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}}))  # literals only (checked)
+    except Exception:
+        return False
+    return value >= 1e6 and value % 1e6 == 0 and value % 2**20 != 0
 
 
 def _literal(node: ast.AST) -> bool:

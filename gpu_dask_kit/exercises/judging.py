@@ -266,6 +266,12 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
     if found is None:
         return None
     for name in values:
+        if found.values.get(name) is Ellipsis and namespace.get(name) is not Ellipsis:
+            raise Hint(
+                f"could not be checked: the latest cell in this notebook's history that assigns {name} leaves it `...` (the "
+                f"unanswered cell), so the value {name} holds was made some other way (inside a function, by exec, or in a "
+                f"cell since replaced). Write the code that makes {name} in the answer cell, run it, then this check."
+            )
         if typed_in(found.cell, name):
             raise Hint(
                 f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "

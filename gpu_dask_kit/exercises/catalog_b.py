@@ -51,13 +51,13 @@ def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[s
     reducing = [r for r in found.runs_for(name) if _reduces(r)]
     prefixes = {p for r in found.runs_for(name) for p in r["prefixes"]}
     shuffled = any("shuffle" in p for p in prefixes)
-    if shuffled and any(p.startswith("set_partitions") or "sort" in p for p in prefixes):
+    if reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p for p in prefixes):
         raise Hint(
             f"the workers made {name}, but your answer cell first sorted every row of {data_name} (a full shuffle: all the "
             "data moves between the workers) to read the answer off the sorted order. Where to look: a groupby "
             "aggregation reduces each partition first and combines only the small partial results; no sort is needed."
         )
-    if not reducing and shuffled:
+    if not reducing and shuffled and any(f"{call}(" in found.cell for call in (".apply", "map_partitions")):  # a function ran there
         raise Hint(
             f"the workers made {name}, but by moving every row between them (a shuffle), so that each partition (or a Python "
             "function) sees whole groups. Where to look: a groupby aggregation reduces each partition first and combines "

@@ -159,7 +159,8 @@ def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None
 
 
 def _paths_in(exc: BaseException) -> list[str]:
-    found = [str(exc.filename)] if isinstance(getattr(exc, "filename", None), (str, os.PathLike)) else []
+    filename = getattr(exc, "filename", None)
+    found = [os.fspath(filename)] if isinstance(filename, (str, os.PathLike)) else []
     return found + re.findall(r"(/[^\s'\"]+)", _text(exc))
 
 

@@ -438,6 +438,7 @@ WRONG = {
     "06-2": [
         ("review 4: x computed to read its size", f"fraction = x.compute().nbytes / sum(w['memory_limit'] for w in {LIMITS})"),
         ("review 4: the limits typed in", "fraction = x.nbytes / (2*2*2**30)"),
+        ("review 4's typed limits, as this corpus' cluster has them (accepted before)", "fraction = x.nbytes / (2*2**30)"),
         ("the limits typed in GB", "fraction = x.nbytes / (2 * 1e9)"),
         (
             "the limits times the target",

@@ -59,6 +59,7 @@ def _raised_in_distributed(exc: BaseException) -> bool:
 def futures_in(value: Any) -> list[Any]:
     """The futures ``value`` holds: a Future, a list of them, or a persisted collection's (empty for anything else)."""
     try:
+        from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
         from distributed import Future, futures_of
     except ImportError:
         return []
@@ -68,6 +69,10 @@ def futures_in(value: Any) -> list[Any]:
         return list(value)
     if not hasattr(value, "__dask_graph__"):
         return []
+    graph = getattr(value, "dask", None)
+    if isinstance(graph, HighLevelGraph):  # an array or Delayed: held data sits in materialized layers; the others
+        mappings = (layer.mapping.values() for layer in graph.layers.values() if isinstance(layer, MaterializedLayer))
+        return [v for mapping in mappings for v in mapping if isinstance(v, Future)]  # would be built first (slow when big)
     try:
         return list(futures_of(value))
     except Exception:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 import dask
@@ -12,6 +11,7 @@ from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, re
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
+from .typed import limits_read, size_not_computed
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -84,8 +84,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
-    _limits_read(cell)
-    _size_not_computed(ns)
+    limits_read(cell)
+    size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
     if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
@@ -108,50 +108,6 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
         "the workers' memory limits added up (see scheduler_info)."
     )
-
-
-def _limits_read(cell: str | None) -> None:
-    """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
-    tree = _parse_cell(cell)
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _literal(node.right):
-            gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
-            raise Hint(
-                "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
-                "read from the cluster, so the answer is wrong as soon as the cluster is started with other limits. Where to "
-                f"look: the scheduler reports every worker's memory limit (the prompt says where).{gb}"
-            )
-
-
-def _decimal_size(node: ast.expr) -> bool:
-    """True for a literal size counted in powers of 1000 (GB, MB), not of 1024."""
-    try:
-        value = float(eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}}))  # literals only (checked)
-    except Exception:
-        return False
-    return value >= 1e6 and value % 1e6 == 0 and value % 2**20 != 0
-
-
-def _literal(node: ast.AST) -> bool:
-    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
-
-
-def _parse_cell(cell: str | None) -> ast.Module | None:
-    try:
-        return ast.parse(cell) if cell is not None else None
-    except SyntaxError:
-        return None
-
-
-def _size_not_computed(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` when the answer cell, run again, made the cluster compute (x came to the notebook for its size)."""
-    found = from_cell(ns, ("fraction",))
-    if found is not None and found.runs_for("fraction"):
-        raise Hint(
-            "your answer cell computed x (the check ran it again and the cluster ran x's tasks) just to read its size: that "
-            "brings every value of x to this notebook. Where to look: a Dask array knows its size in bytes from its shape "
-            "and dtype, without computing anything."
-        )
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:

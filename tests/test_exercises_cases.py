@@ -99,11 +99,13 @@ RIGHT = {
     "06-1": [
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = session.client.persist(col_sums)\ncol_sums_local = np.asarray(col_sums_persisted.compute())",
+        "(col_sums_persisted,) = dask.persist(da.sum(x, axis=0))\ncol_sums_local = to_host(dask.compute(col_sums_persisted)[0])",
     ],
     "06-2": [
         f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 4)",
         "pct = 100 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\nfraction = f\"{pct:.2f}%\"",
         f"fraction = x.nbytes / sum(w['memory_limit'] for w in {LIMITS})",
+        f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits)",
         # session.memory()'s managed bytes while 06-1's 400-byte sums are still held (review 4: rejected at rel 1e-6)
         f"fraction = (x.nbytes + 400) / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
@@ -245,6 +247,7 @@ WRONG = {
         ("a dict", "spill_threshold = {'MiB': 360}"),
     ],
     "03-1": [
+        ("review 4: a full sort to read the maxima off the order", 'max_y_by_name = ddf.sort_values("y").groupby("name").y.last().compute()'),
         ("review: set_index, computed, grouped in pandas", "max_y_by_name = ddf.set_index('id').compute().groupby('name').y.max()"),
         ("partitions one by one, pandas", "parts = [p.compute() for p in ddf.to_delayed()]\nmax_y_by_name = pd.concat(parts).groupby('name').y.max()"),
         ("the first rows only", "max_y_by_name = ddf.head(50).groupby('name').y.max()"),
@@ -261,6 +264,10 @@ WRONG = {
         ("a dict", "max_y_by_name = ddf.groupby('name').y.max().compute().to_dict()"),
     ],
     "03-2": [
+        (
+            "review 4: gathered, sent back as a new frame",
+            "import dask.dataframe as dd\nddf_fast = dd.from_pandas(ddf.compute(), npartitions=ddf.npartitions).persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        ),
         ("review: the raw frame persisted", "ddf_fast = raw.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"),
         (
             "review: mean from two computes",
@@ -391,6 +398,14 @@ WRONG = {
     ],
     "06-1": [
         (
+            "review 4: x through the notebook and back",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = da.from_array(to_host(x.compute()), chunks=x.chunks).sum(axis=0).persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
+        ),
+        (
+            "review 4: the sums through the notebook and back",
+            "col_sums = x.sum(axis=0)\ncol_sums_persisted = da.from_array(to_host(col_sums.compute())).persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
+        ),
+        (
             "review 3: the sums computed again, not read from col_sums_persisted",
             "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute())",
         ),
@@ -421,6 +436,14 @@ WRONG = {
         ("row sums", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=1).compute())"),
     ],
     "06-2": [
+        ("review 4: x computed to read its size", f"fraction = x.compute().nbytes / sum(w['memory_limit'] for w in {LIMITS})"),
+        ("review 4: the limits typed in", "fraction = x.nbytes / (2*2*2**30)"),
+        ("review 4's typed limits, as this corpus' cluster has them (accepted before)", "fraction = x.nbytes / (2*2**30)"),
+        ("the limits typed in GB", "fraction = x.nbytes / (2 * 1e9)"),
+        (
+            "the limits times the target",
+            f"fraction = x.nbytes / (dask.config.get('distributed.worker.memory.target') * sum(w['memory_limit'] for w in {LIMITS}))",
+        ),
         ("x in GiB", "fraction = x.nbytes / 2**30"),
         ("one chunk", "fraction = x.blocks[0].nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())"),
         ("bits", "fraction = 8 * x.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())"),

@@ -68,3 +68,30 @@ def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_sessio
         kc.stop_channels()
         km.shutdown_kernel(now=False)
     assert not wait_for_no_new_children(before)
+
+
+def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_traceback(runtime_dir, tmp_path):
+    """Review 4: SessionClosedError (03 cells 9/18, 06 cell 6, after the close cell) and FileNotFoundError (07, after its
+    clean-up cell) came as full tracebacks; in a real kernel each is now its last line plus one sentence naming the cell."""
+    before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
+    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    try:
+        status, out = _run(kc, "import gpu_dask_kit as kit, dask.array as da\nsession = kit.start_cluster(n_workers=1, threads_per_worker=1, verbose=False)")
+        assert status == "ok", out
+        assert _run(kc, "x = da.ones(10, chunks=5)")[0] == "ok"
+        assert _run(kc, "session.close()")[0] == "ok"
+        status, out = _run(kc, "x.sum().compute()")
+        assert status == "error" and "SessionClosedError" in out and "most recent call last" not in out, out
+        assert "re-run the cell that starts the cluster (In [1]), then this cell." in out, out
+        folder = tmp_path / "gone"
+        write = "pd.DataFrame({'x': [1]}).to_parquet(os.path.join(WORKDIR, 'a.parquet'))"
+        status, out = _run(kc, f"import os, shutil, pandas as pd\nWORKDIR = {str(folder)!r}\nos.makedirs(WORKDIR)\n{write}")
+        assert status == "ok", out
+        assert _run(kc, "shutil.rmtree(WORKDIR)")[0] == "ok"
+        status, out = _run(kc, "pd.read_parquet(os.path.join(WORKDIR, 'a.parquet'))")
+        assert status == "error" and "FileNotFoundError" in out and "most recent call last" not in out, out
+        assert "re-run the cell(s) that make `WORKDIR` (In [5])" in out, out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)
+    assert not wait_for_no_new_children(before)

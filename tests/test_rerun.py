@@ -38,3 +38,48 @@ def test_after_a_restart_the_hint_names_the_whole_chain(client):
     history = ["", "x = da.ones(10, chunks=5)", "x = x.persist()", "x.sum().compute()"]
     text = explain_rerun(type("FutureCancelledError", (Exception,), {})("scheduler-restart"), {"In": history, "x": x})
     assert text is not None and "`x` (In [1] then In [2])" in text, text
+
+
+def test_a_compute_after_the_close_cell_names_only_the_start_cell():
+    """Review 4 (03 cells 9/18, 06 cell 6): SessionClosedError after the close cell came as a full traceback; now one
+    sentence names the cell that starts the cluster (and no cells that persist data: a lazy computation needs none)."""
+    from gpu_dask_kit.clients import SessionClosedError
+    from gpu_dask_kit.notebook.rerun import kind_of
+
+    history = ["", "import gpu_dask_kit as kit", "session = kit.start_cluster()", "ddf = make()", "ddf.groupby('name').x.mean().compute()", "session.close()"]
+    err = SessionClosedError("The gpu-dask-kit cluster was closed (session.close())")
+    assert kind_of(err) == "session-closed"
+    text = explain_rerun(err, {"In": history})
+    assert text is not None and "the cell that starts the cluster (In [2]), then this cell." in text, text
+    assert "persist() or submit()" not in text and text.count(".") <= 3, text
+
+
+def test_files_removed_by_a_clean_up_cell_name_the_cells_that_write_them(tmp_path):
+    """Review 4 (07): the ETL cell after the clean-up cell gave a raw FileNotFoundError; now the cells that make the
+    gone paths are named, in order (the work folder and the raw files first, then the processed ones)."""
+    import os
+    import shutil
+
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
+    workdir = tmp_path / "etl"
+    raw, processed = str(workdir / "raw"), str(workdir / "processed")
+    os.makedirs(raw)
+    pd.DataFrame({"x": range(4)}).to_parquet(os.path.join(raw, "part.0.parquet"))  # no Dask scheduler needed (none may run)
+    history = [
+        "",
+        "session = kit.start_cluster()",
+        "WORKDIR = tempfile.mkdtemp()\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)",
+        "PROCESSED = os.path.join(WORKDIR, 'processed')\nlookups = etl(RAW, PROCESSED)",
+        "shutil.rmtree(WORKDIR, ignore_errors=True)",
+    ]
+    shutil.rmtree(workdir)
+    ns = {"In": history, "WORKDIR": str(workdir), "RAW": raw, "PROCESSED": processed, "OTHER": str(tmp_path)}
+    with pytest.raises(FileNotFoundError) as info, dask.config.set(scheduler="sync"):
+        dd.read_parquet(raw).compute()
+    text = explain_rerun(info.value, ns)
+    assert text is not None and raw in text and "(In [2] then In [3])" in text and "`OTHER`" not in text, text
+    unknown = explain_rerun(FileNotFoundError(2, "No such file or directory", str(tmp_path / "typo.csv")), {"In": history})
+    assert unknown is not None and "re-run the cell that writes it" in unknown, unknown

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..notebook.rerun import futures_in
 from .evidence import cluster_closed, fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL
@@ -42,6 +43,13 @@ CLOSED = (
     "kit.start_cluster(...)`), then your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
 )
 CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
+#: What a check says when the cluster runs but the data an answer holds is gone (its answer cell ran before).
+GONE = "Could not be checked ({key}): {what}: re-run your answer cell, then this check."
+#: The same when the judge only learns it from an error (which data is not known).
+LOST = (
+    "Could not be checked ({key}): data your answer uses is no longer on the cluster (cancelled or released by a later "
+    "cell, lost in a restart, or made on a cluster closed since): re-run your answer cell, then this check."
+)
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
 SOLVE_ENV = "GPU_DASK_KIT_SOLVE_EXERCISES"
@@ -107,14 +115,19 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         )
     if exercise.cluster and cluster_closed(namespace):
         return Verdict(False, True, CLOSED.format(key=key))
+    gone = _gone(answers)
+    if gone:
+        return Verdict(False, True, GONE.format(key=key, what=gone))
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
-        if exercise.cluster and (cluster_closed(namespace) or any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS)):
+        if exercise.cluster and cluster_closed(namespace):
             return Verdict(False, True, CLOSED.format(key=key))
+        if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
+            return Verdict(False, True, LOST.format(key=key))
         return Verdict(
             False,
             True,
@@ -122,6 +135,23 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _gone(answers: dict[str, Any]) -> str | None:
+    """What happened to the data an answer holds on the cluster, when it is gone (None: nothing is gone)."""
+    for name, value in answers.items():
+        futures = futures_in(value)
+        if any(str(f.client.status) in ("closed", "closing") for f in futures):
+            return (
+                f"{name} holds data of a cluster that has been closed since your answer cell ran (this notebook's "
+                "session is a newer cluster, which does not have it)"
+            )
+        if any(f.status in ("cancelled", "lost", "error") for f in futures):
+            return (
+                f"{name}'s results on the workers were cancelled or lost after they were made (a cancel or release in your "
+                "answer cell or a later one, or a cluster restart); keep them"
+            )
+    return None
 
 
 def check(key: str, namespace: dict[str, Any]) -> None:

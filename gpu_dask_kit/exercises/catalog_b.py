@@ -10,6 +10,7 @@ from distributed import futures_of
 
 from .evidence import MOVES, client_of, fingerprint, persisted, runs_touching, same_fingerprint
 from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, require_worked_on
+from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay
 from .values import as_number
@@ -48,12 +49,19 @@ def _reduces(run: dict[str, Any]) -> bool:
 def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[str, Any]]:
     """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many."""
     reducing = [r for r in found.runs_for(name) if _reduces(r)]
-    shuffled = any("shuffle" in p for r in found.runs_for(name) for p in r["prefixes"])
-    if not reducing and shuffled and ".apply(" in found.cell:
+    prefixes = {p for r in found.runs_for(name) for p in r["prefixes"]}
+    shuffled = any("shuffle" in p for p in prefixes)
+    if reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p for p in prefixes):
         raise Hint(
-            f"the workers made {name}, but by moving every row between them (a shuffle), so that a Python function sees "
-            "each whole group (groupby(...).apply does that). A groupby aggregation reduces each partition first and "
-            "combines only the small partial results: use the aggregation itself."
+            f"the workers made {name}, but your answer cell first sorted every row of {data_name} (a full shuffle: all the "
+            "data moves between the workers) to read the answer off the sorted order. Where to look: a groupby "
+            "aggregation reduces each partition first and combines only the small partial results; no sort is needed."
+        )
+    if not reducing and shuffled and any(f"{call}(" in found.cell for call in (".apply", "map_partitions")):  # a function ran there
+        raise Hint(
+            f"the workers made {name}, but by moving every row between them (a shuffle), so that each partition (or a Python "
+            "function) sees whole groups. Where to look: a groupby aggregation reduces each partition first and combines "
+            "only the small partial results: use the aggregation itself."
         )
     if not reducing:
         raise Hint(
@@ -86,6 +94,12 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
+    if not _same_data(fast, ns["ddf"]) and made_from(fast, ns["ddf"]) is False:
+        raise Hint(
+            "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
+            "and were sent back to the cluster as a new frame), so it holds a copy, not ddf's own partitions. Where to "
+            "look: the workers can run ddf's tasks and keep the partitions they make; nothing needs to come here."
+        )
     if not _same_data(fast, ns["ddf"]):
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")

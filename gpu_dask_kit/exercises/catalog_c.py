@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import dask
+
 from .evidence import all_runs, client_of
 from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
+from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
+from .typed import limits_read, size_not_computed
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -18,6 +22,12 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     persisted, local = ans["col_sums_persisted"], ans["col_sums_local"]
     require_persisted(persisted, "col_sums_persisted", "Keep the values on the workers: ask Dask to compute them there and hold them.")
+    if made_from(persisted, ns["x"]) is False:
+        raise Hint(
+            "col_sums_persisted was not computed from x on the workers: its data went through this notebook (x, or its "
+            "sums, came here and were sent back to the cluster as a new array). Where to look: let the workers sum x "
+            "and hold the result there; nothing needs to come to the notebook for that."
+        )
     require_computed(local, "col_sums_local")
     if type(local).__module__.startswith("cupy"):
         raise Hint("col_sums_local is a CuPy array: its values are in GPU memory. Bring them to host memory (to_host) for a NumPy array.")
@@ -74,6 +84,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    limits_read(cell)
+    size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
     if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
@@ -84,6 +96,10 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "x's share of ONE worker's limit; the question asks for all workers together": given * limits[0] / sum(limits),
         "a count of elements, not bytes: take x's size in bytes": given * x.nbytes / x.size,
         "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
+        "x's share of the limits times the target fraction (where spilling starts): the question asks for the limits themselves": given
+        * dask.config.get("distributed.worker.memory.target"),
+        "sizes mixed between GB (10**9 bytes) and GiB (2**30 bytes): read both in bytes": given * 2**30 / 1e9,
+        "sizes mixed between GiB (2**30 bytes) and GB (10**9 bytes): read both in bytes": given * 1e9 / 2**30,
     }
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):

@@ -22,6 +22,7 @@ __all__ = [
     "host",
     "size_answer",
     "require_persisted",
+    "require_not_none",
     "require_one_submission",
     "require_computed",
     "require_worked_on",
@@ -86,10 +87,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
 
 def require_persisted(value: Any, name: str, how: str) -> None:
     """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
+    require_not_none(value, name)
     if hasattr(value, "key") and hasattr(value, "result"):
         raise Hint(
-            f"{name} is a Future: client.compute made ONE result on one worker (the whole frame as one object, no "
-            f"partitions), not a Dask collection whose partitions stay in worker memory. {how}"
+            f"{name} is a Future (what client.compute or submit gives): ONE result object held by one worker, not a Dask "
+            f"collection (an array or a frame) whose own pieces stay in worker memory and that you keep computing with. {how}"
         )
     if not is_lazy(value):
         raise Hint(
@@ -103,12 +105,22 @@ def require_persisted(value: Any, name: str, how: str) -> None:
 
 def require_computed(value: Any, name: str) -> None:
     """A :class:`Hint` when ``value`` is still a Dask collection or holds futures (not a computed result)."""
+    require_not_none(value, name)
     if is_lazy(value) and futures_of(value) and not persisted(value):
         raise Hint(f"{name} is a Dask collection whose values are held on the workers: bring them to this notebook and store that.")
     if is_lazy(value):
         raise Hint(f"{name} is still lazy: it describes the computation, nothing ran yet. Ask Dask for the result and store that.")
     if hasattr(value, "key") and hasattr(value, "result"):
         raise Hint(f"{name} is a Future: the result is on a worker. Bring it to the notebook and store the value.")
+
+
+def require_not_none(value: Any, name: str) -> None:
+    """A :class:`Hint` for None: the answer cell assigned None (a call that returns nothing), not a value."""
+    if value is None:
+        raise Hint(
+            f"{name} is None: your answer cell assigned None to it (a function or method that returns nothing, such as "
+            f"print(...), .append(...) or a call with inplace=True, gives None). Assign the value itself."
+        )
 
 
 def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> None:
@@ -254,6 +266,12 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
     if found is None:
         return None
     for name in values:
+        if found.values.get(name) is Ellipsis and namespace.get(name) is not Ellipsis:
+            raise Hint(
+                f"could not be checked: the latest cell in this notebook's history that assigns {name} leaves it `...` (the "
+                f"unanswered cell), so the value {name} holds was made some other way (inside a function, by exec, or in a "
+                f"cell since replaced). Write the code that makes {name} in the answer cell, run it, then this check."
+            )
         if typed_in(found.cell, name):
             raise Hint(
                 f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "

@@ -109,10 +109,24 @@ def _is_check(node: ast.stmt) -> bool:
     return isinstance(call, ast.Call) and getattr(func, "attr", getattr(func, "id", "")) in ("check", "solution")
 
 
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` in order, those inside ``for``/``with``/``if``/``try`` too (not inside functions)."""
+    for node in body:
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(node, block, None)
+                if isinstance(inner, list):
+                    yield from _statements(
+                        [n for n in inner if isinstance(n, ast.stmt)] + [s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body]
+                    )
+
+
 def _assigned(tree: ast.Module, name: str) -> ast.AST | None:
-    """The value last assigned to ``name`` at the top level of ``tree`` (None: the cell does not assign it)."""
+    """The value last assigned to ``name`` in ``tree``, at the top level or inside a loop, ``with``, ``if`` or ``try``
+    (None: the cell does not assign it)."""
     value = None
-    for node in tree.body:
+    for node in _statements(tree.body):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
         for target in targets:
             names = [t.id for t in ast.walk(target) if isinstance(t, ast.Name)]
@@ -121,12 +135,29 @@ def _assigned(tree: ast.Module, name: str) -> ast.AST | None:
     return value
 
 
+#: Cell and line magics whose code IPython runs as it is (``%%time``, ``%time``): the check reads the code inside.
+TIMING_MAGICS = ("time", "timeit", "capture")
+
+
+def _unmagic(node: ast.stmt) -> list[ast.stmt]:
+    """The statements of ``node``; for ``get_ipython().run_cell_magic('time', '', code)`` (how ``In`` holds a ``%%time``
+    cell) or ``run_line_magic('time', code)``, the statements of ``code``."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    func = getattr(call, "func", None)
+    if isinstance(call, ast.Call) and getattr(func, "attr", "") in ("run_cell_magic", "run_line_magic") and call.args:
+        magic, code = call.args[0], call.args[-1]
+        if isinstance(magic, ast.Constant) and magic.value in TIMING_MAGICS and isinstance(code, ast.Constant) and isinstance(code.value, str):
+            inner = _parse(code.value)
+            return inner.body if inner is not None else [node]
+    return [node]
+
+
 def _parse(source: str) -> ast.Module | None:
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    tree.body = [node for node in tree.body if not _is_check(node)]
+    tree.body = [inner for node in tree.body for inner in _unmagic(node) if not _is_check(inner)]
     return tree
 
 

@@ -4,7 +4,9 @@
   gone (``FutureCancelledError ... scheduler-restart`` / ``lost dependencies``);
 - the cluster was closed (``session.close()``, a new ``start_cluster()`` with other options): its client
   says ``ClosedClientError`` and its futures ``RuntimeError: IOLoop is closed``;
-- ``await future`` with a synchronous session: ``AttributeError: 'int' object has no attribute '__await__'``.
+- ``await future`` with a synchronous session: ``AttributeError: 'int' object has no attribute '__await__'``;
+- a ``.compute()`` after the close cell: ``SessionClosedError`` (the kit's, see ``clients.closed_scheduler``);
+- a cell that reads files a clean-up cell removed since: ``FileNotFoundError``.
 
 :func:`explain_rerun` names the cell to re-run: the one that assigned the stale variable (found in IPython's
 ``In`` history) or the one that starts the cluster.
@@ -12,22 +14,27 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of"]
+__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in"]
 
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
 
 
 def kind_of(exc: BaseException) -> str | None:
-    """What ``exc`` says happened: ``"restarted"``, ``"closed"``, ``"await"``, or None (none of these)."""
+    """What ``exc`` says happened: ``"restarted"``, ``"closed"``, ``"session-closed"``, ``"missing"``, ``"await"``, or None."""
     name, text = type(exc).__name__, _text(exc)
     if "CancelledError" in name and any(word in text for word in _RESTARTED):
         return "restarted"
+    if name == "SessionClosedError":
+        return "session-closed"
     if name == "ClosedClientError" or (isinstance(exc, RuntimeError) and "IOLoop is closed" in text):
         return "closed"
+    if isinstance(exc, FileNotFoundError):
+        return "missing"
     if isinstance(exc, AttributeError) and "__await__" in text and _raised_in_distributed(exc):
         return "await"
     return None
@@ -49,8 +56,10 @@ def _raised_in_distributed(exc: BaseException) -> bool:
     return False
 
 
-def _futures(value: Any) -> list[Any]:
+def futures_in(value: Any) -> list[Any]:
+    """The futures ``value`` holds: a Future, a list of them, or a persisted collection's (empty for anything else)."""
     try:
+        from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
         from distributed import Future, futures_of
     except ImportError:
         return []
@@ -60,6 +69,10 @@ def _futures(value: Any) -> list[Any]:
         return list(value)
     if not hasattr(value, "__dask_graph__"):
         return []
+    graph = getattr(value, "dask", None)
+    if isinstance(graph, HighLevelGraph):  # an array or Delayed: held data sits in materialized layers; the others
+        mappings = (layer.mapping.values() for layer in graph.layers.values() if isinstance(layer, MaterializedLayer))
+        return [v for mapping in mappings for v in mapping if isinstance(v, Future)]  # would be built first (slow when big)
     try:
         return list(futures_of(value))
     except Exception:
@@ -72,7 +85,7 @@ def stale_names(namespace: Mapping[str, Any], kind: str) -> list[str]:
     for name, value in list(namespace.items()):
         if name.startswith("_") or name in ("In", "Out"):
             continue
-        futures = _futures(value)
+        futures = futures_in(value)
         if kind == "restarted" and any(f.status in ("cancelled", "lost", "error") for f in futures):
             names.append(name)
         elif kind == "closed" and any(f.client.status in ("closed", "closing") for f in futures):
@@ -134,11 +147,48 @@ def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None
         )
     namespace = namespace or {}
     history = [str(s) for s in namespace.get("In", [])]
-    made = _assigned(history, stale_names(namespace, kind))
+    if kind == "missing":
+        return _missing(exc, namespace, history)
+    made = _assigned(history, stale_names(namespace, "closed" if kind == "session-closed" else kind))
     what = f"the cell that makes {made}" if made else "the cells above that persist() or submit() the data it uses"
     if kind == "restarted":
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {what}, then this cell."
     start = cell_of(history, r"^\s*session\s*=.*start_cluster\(") or cell_of(history, r"start_cluster\(")
     start_cell = f"the cell that starts the cluster (In [{start}])" if start else "the cell that starts the cluster"
     first = "" if session is not None and session.is_alive() else f"{start_cell}, then "
+    if kind == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data
+        then = f", then {what}" if made else ""
+        closed = "gpu-dask-kit: this notebook's cluster was closed (its close cell ran), so this cell has nowhere to compute"
+        return f"{closed}; re-run {start_cell}{then}, then this cell."
     return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {first}{what}, then this cell."
+
+
+def _paths_in(exc: BaseException) -> list[str]:
+    filename = getattr(exc, "filename", None)
+    found = [os.fspath(filename)] if isinstance(filename, (str, os.PathLike)) else []
+    return found + re.findall(r"(/[^\s'\"]+)", _text(exc))
+
+
+def _missing(exc: BaseException, namespace: Mapping[str, Any], history: list[str]) -> str:
+    """The sentence for a file or folder that is not there: the path, and the cells that make the notebook's path
+    variables that are gone with it (those whose folder, shared with the missing path, was removed)."""
+    paths = _paths_in(exc)
+    path = paths[0] if paths else None
+    gone = []
+    for name, value in list(namespace.items()):
+        if name.startswith("_") or not isinstance(value, str) or not os.path.isabs(value) or path is None or os.path.exists(value):
+            continue
+        if not os.path.exists(os.path.commonpath([value, path])):
+            gone.append(name)
+    cells = sorted({n for name in gone for n in cells_making(history, name)})
+    where = f" ({path})" if path else ""
+    if not cells:
+        return (
+            f"gpu-dask-kit: a file or folder this cell reads is not there{where}: if a clean-up cell removed it, re-run the "
+            "cell that writes it, then this cell."
+        )
+    names = ", ".join(f"`{n}`" for n in sorted(gone)[:4])
+    return (
+        f"gpu-dask-kit: the files this cell reads are gone{where}, removed by a clean-up cell (or never written); re-run "
+        f"the cell(s) that make {names} ({' then '.join(f'In [{n}]' for n in cells)}), then this cell."
+    )

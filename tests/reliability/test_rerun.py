@@ -105,7 +105,7 @@ def test_same_cell_rerun_20_times(runtime_dir, tmp_path, reaper, figures):
     figures["first_run"] = first["elapsed_s"]
     figures["reruns"] = _stats([r["elapsed_s"] for r in reruns])
     assert first["first_line"].startswith("Started a CPU cluster with 2 worker(s).")
-    assert all(r["first_line"] == "Reusing the running CPU cluster (same options); close() it to start afresh." for r in reruns), [
+    assert all(r["first_line"] == "Reusing the running CPU cluster (same options); session.close() to start afresh." for r in reruns), [
         r["first_line"] for r in reruns
     ]
     assert {r["id"] for r in runs} == {first["id"]} and all(r["worker_pids"] == first["worker_pids"] for r in runs)

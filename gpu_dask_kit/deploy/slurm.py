@@ -92,10 +92,11 @@ class _CancellingCluster:
     kit_scheduler = "slurm"
 
     def close(self, timeout: float | None = None) -> Any:
+        name = self.job_name  # before the log folder is removed (reading it builds a job object, which makes the folder)
         try:
             return super().close(timeout)  # type: ignore[misc]
         finally:
-            cancel_jobs(self.job_name, scheduler=self.kit_scheduler)  # jobs adapt or a lost worker left, and those still ending
+            cancel_jobs(name, scheduler=self.kit_scheduler)  # jobs adapt or a lost worker left, and those still ending
             logs = _LOGS.pop(self, None)
             if logs:
                 shutil.rmtree(logs, ignore_errors=True)
@@ -250,10 +251,11 @@ def close_batch(cluster: Any, timeout: float = 60.0, keep_logs: bool = False) ->
     logs = _LOGS.get(cluster)
     if keep_logs and logs and os.path.isdir(logs) and os.listdir(logs):
         _LOGS.pop(cluster, None)  # the jobs wrote logs and the error names the folder: keep it
+    name = cluster.job_name  # read before close: dask-jobqueue builds a job object for it, which makes the log folder again
     try:
         cluster.close(timeout=timeout)  # cluster_class()'s close cancels the jobs and removes the logs
     finally:
-        cancel_jobs(cluster.job_name, timeout, scheduler=getattr(cluster, "kit_scheduler", "slurm"))
+        cancel_jobs(name, timeout, scheduler=getattr(cluster, "kit_scheduler", "slurm"))
 
 
 #: The SLURM deploy's name for :func:`close_batch`.

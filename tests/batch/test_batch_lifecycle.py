@@ -6,6 +6,7 @@ submit and leaves nothing (no job, no process, no registry record)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import dask.array as da
 import dask.config
@@ -23,6 +24,10 @@ SMALL = dict(device="cpu", memory_limit="400MiB", threads_per_worker=1, start_ti
 def instructor(fake, **more) -> dict:
     """An instructor's dask config for the venue: the queue and account (batch options come from the config here)."""
     return {"gpu-dask-kit.partition": QUEUE[fake.flavour], "gpu-dask-kit.account": "proj1", "gpu-dask-kit.walltime": "00:20:00", **more}
+
+
+def logs(fake, job_name: str) -> Path:
+    return Path.home() / ".cache" / "gpu-dask-kit" / fake.flavour / job_name
 
 
 def ids(entries) -> list[str]:
@@ -51,6 +56,7 @@ def test_start_compute_scale_close_cancels_every_job(fake):
         session.close()
     assert sorted(set(fake.cancelled), key=int) == ids(fake.submitted)  # close cancelled every job it submitted
     assert session.id not in [r.id for r in registry.list_sessions()]  # the fixture then checks that no job process is left
+    assert not logs(fake, record.slurm_job_name).exists()  # the jobs' log folder goes with a clean close
 
 
 def test_gpu_jobs_that_never_start_are_all_cancelled_and_the_error_says_where_to_look(fake):
@@ -66,6 +72,8 @@ def test_gpu_jobs_that_never_start_are_all_cancelled_and_the_error_says_where_to
     gpu = {"pbs": ":ngpus=1:", "sge": "#$ -l gpu=1", "lsf": '#BSUB -gpu "num=1"'}[fake.flavour]
     assert all(gpu in e["script"] and "-m gpu_dask_kit.deploy.cuda_worker" in e["script"] for e in fake.submitted)
     assert kit.current_session() is None and not [r for r in registry.list_sessions() if r.slurm_job_name]
+    name = fake.submitted[0]["script"].split("gdk-", 1)[1].split()[0]
+    assert not logs(fake, f"gdk-{name}").exists()  # kept only when the jobs wrote logs the error could point to
 
 
 def test_an_unknown_queue_is_refused_before_any_submit(fake):

@@ -5,7 +5,12 @@ submit and leaves nothing (no job, no process, no registry record)."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import dask.array as da
@@ -14,6 +19,7 @@ import pytest
 
 import gpu_dask_kit as kit
 from gpu_dask_kit import registry
+from gpu_dask_kit.cli import main
 from gpu_dask_kit.errors import ClusterStartError, OptionError
 
 from .conftest import QUEUE
@@ -106,3 +112,41 @@ def test_sge_verify_refusal_stops_before_any_submit(fake):
     assert 'unknown resource "gpu"' in str(info.value) and "Nothing was submitted" in str(info.value)
     assert len(fake.verified) == 1 and "#$ -l gpu=1" in fake.verified[0] and fake.submitted == []
     assert kit.current_session() is None
+
+
+OWNER = textwrap.dedent("""
+    import json, sys, time
+    import gpu_dask_kit as kit
+    if __name__ == "__main__":
+        session = kit.start_cluster(deploy=sys.argv[1], device="cpu", n_workers=2, memory_limit="400MiB", threads_per_worker=1, verbose=False)
+        print(json.dumps({"id": session.id, "name": session.record.slurm_job_name}), flush=True)
+        time.sleep(600)
+""")
+
+
+def test_owner_killed_then_cleanup_cancels_its_jobs_by_the_recorded_ids(fake, tmp_path, capsys):
+    """PBS/SGE/LSF list jobs by id: a cleanup from another process cancels the ids in the dead owner's record."""
+    fake.run_jobs()
+    script = tmp_path / "owner.py"
+    script.write_text(OWNER)
+    env = dict(os.environ, DASK_GPU_DASK_KIT__PARTITION=QUEUE[fake.flavour], DASK_JOBQUEUE__PBS__DEATH_TIMEOUT="600")
+    env.update(DASK_JOBQUEUE__SGE__DEATH_TIMEOUT="600", DASK_JOBQUEUE__LSF__DEATH_TIMEOUT="600")  # the workers would wait 600 s
+    owner = subprocess.Popen([sys.executable, str(script), fake.flavour], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        line = next((x for x in owner.stdout if x.startswith("{")), None)  # type: ignore[union-attr]
+        assert line, "the owner process did not start its cluster"
+        info = json.loads(line)
+        record = registry.get_session(info["id"])
+        assert record.slurm_job_ids == ids(fake.submitted) and len(record.slurm_job_ids) == 2
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(10)
+        assert fake.cancelled == [] and len(fake.running()) >= 2  # the jobs outlive their owner
+        assert main(["sessions", "--cleanup"]) == 0
+        out = capsys.readouterr().out
+        assert f"jobs of {info['name']} cancelled" in out and "1 stale session(s) cleaned up." in out
+        assert sorted(set(fake.cancelled), key=int) == ids(fake.submitted)
+        assert info["id"] not in [r.id for r in registry.list_sessions()]
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()

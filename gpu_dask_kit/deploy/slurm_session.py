@@ -145,8 +145,8 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
         raise
     # CuPy-backed collections in this process only where it has a usable GPU (a login node has none)
     plan.array_backend, plan.dataframe_backend = client_backends(plan.mode, report or detect("auto"), plan.notes)
-    backends = (plan.array_backend, plan.dataframe_backend)
-    return Deployment(plan.scheduler_name, plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), *backends, scale_by_jobs=True)
+    arrays, frames = plan.array_backend, plan.dataframe_backend
+    return Deployment(plan.scheduler_name, plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), arrays, frames, scale_by_jobs=True)
 
 
 def scale_target(plan: SlurmPlan | None, n_workers: int) -> int:

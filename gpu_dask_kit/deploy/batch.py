@@ -48,7 +48,13 @@ class BatchScheduler:
 
     @property
     def module(self) -> str:
+        """dask-jobqueue's module of the scheduler (``dask_jobqueue.<module>``)."""
         return self.name
+
+    @property
+    def job(self) -> str:
+        """dask-jobqueue's job class (``SLURMJob``, ``PBSJob``, ...)."""
+        return self.cluster.replace("Cluster", "Job")
 
 
 _SGE_CORES = "SGE asks for cores through a parallel environment your site names: add job_extra_directives=['-pe smp N'] (see `qconf -spl`)"

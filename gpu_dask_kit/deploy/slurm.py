@@ -108,7 +108,7 @@ def cluster_class(scheduler: str = "slurm") -> Any:
     if scheduler not in _CLASSES:
         row = SCHEDULERS[scheduler]
         module = _jobqueue(scheduler)
-        job = type(f"Kit{row.cluster.replace('Cluster', 'Job')}", (_ReportingJob, getattr(module, row.cluster.replace("Cluster", "Job"))), {})
+        job = type(f"Kit{row.job}", (_ReportingJob, getattr(module, row.job)), {})
         attrs = {"job_cls": job, "kit_scheduler": scheduler}
         _CLASSES[scheduler] = type(f"Kit{row.cluster}", (_CancellingCluster, getattr(module, row.cluster)), attrs)
     return _CLASSES[scheduler]
@@ -117,7 +117,7 @@ def cluster_class(scheduler: str = "slurm") -> Any:
 def job_script(plan: BatchPlan, scheduler_address: str = "tcp://SCHEDULER:8786") -> str:
     """The batch script one worker job runs (dask-jobqueue writes it); nothing is submitted."""
     row = plan.scheduler
-    job_cls = getattr(_jobqueue(row.name), row.cluster.replace("Cluster", "Job"))
+    job_cls = getattr(_jobqueue(row.name), row.job)
 
     # log_directory left out: dask-jobqueue creates it when it builds a job, and nothing may exist before the checks pass.
     job_kwargs = {k: v for k, v in plan.kwargs.items() if k not in ("scheduler_options", "log_directory")}

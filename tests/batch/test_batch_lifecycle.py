@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -131,6 +132,7 @@ def test_owner_killed_then_cleanup_cancels_its_jobs_by_the_recorded_ids(fake, tm
     script.write_text(OWNER)
     env = dict(os.environ, DASK_GPU_DASK_KIT__PARTITION=QUEUE[fake.flavour], DASK_JOBQUEUE__PBS__DEATH_TIMEOUT="600")
     env.update(DASK_JOBQUEUE__SGE__DEATH_TIMEOUT="600", DASK_JOBQUEUE__LSF__DEATH_TIMEOUT="600")  # the workers would wait 600 s
+    line = None
     owner = subprocess.Popen([sys.executable, str(script), fake.flavour], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         line = next((x for x in owner.stdout if x.startswith("{")), None)  # type: ignore[union-attr]
@@ -150,3 +152,5 @@ def test_owner_killed_then_cleanup_cancels_its_jobs_by_the_recorded_ids(fake, tm
         if owner.poll() is None:
             owner.kill()
             owner.wait()
+        if line:  # the dead owner's job-log folder: --cleanup (cleanup.py) does not remove it, for SLURM either
+            shutil.rmtree(logs(fake, json.loads(line)["name"]), ignore_errors=True)

@@ -3,7 +3,8 @@
 A target is a module ``gpu_dask_kit.deploy.<name>`` (``deploy=<name>`` in the options; ``connect`` when a
 scheduler address or file is given) with ``start(options, *, kind, security, report) -> Deployment``:
 :mod:`.local` (``LocalCluster`` / ``LocalCUDACluster``), :mod:`.slurm_session` (dask-jobqueue
-``SLURMCluster``), :mod:`.connect` (an existing scheduler). Each plans its workers with
+``SLURMCluster``, ``PBSCluster``, ``SGECluster``, ``LSFCluster``: one table row each in :mod:`.batch`),
+:mod:`.gateway` (Dask Gateway), :mod:`.connect` (an existing scheduler). Each plans its workers with
 :mod:`gpu_dask_kit.plan` (the one :class:`~gpu_dask_kit.plan.WorkerSpec`) and translates the spec;
 the session (:mod:`gpu_dask_kit.session`) holds the Deployment afterwards.
 """

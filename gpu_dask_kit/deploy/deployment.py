@@ -20,7 +20,8 @@ from ..plan import ClusterPlan
 __all__ = ["Deployment", "target_module", "target_name", "wait_for_workers"]
 
 #: ``deploy`` names whose module has another name (kept for imports from before the interface).
-_MODULES = {"slurm": "slurm_session"}
+#: Every batch scheduler (SLURM, PBS, SGE, LSF) is one target module, its differences one table row (deploy/batch.py).
+_MODULES = {"slurm": "slurm_session", "pbs": "slurm_session", "sge": "slurm_session", "lsf": "slurm_session"}
 
 
 def target_name(options: Any) -> str:
@@ -55,7 +56,7 @@ class Deployment:
     """A started target. ``plan`` is None (and ``cluster`` too) for a connection to a cluster the kit did
     not start; ``scale_by_jobs``: the cluster scales in whole jobs (``cluster.scale(jobs=...)``)."""
 
-    target: str  # "local" | "slurm" | "connect" | ...
+    target: str  # "local" | "slurm" | "pbs" | "sge" | "lsf" | "gateway" | "connect"
     mode: str  # "gpu" | "cpu"
     reason: str
     client: Any
@@ -68,7 +69,7 @@ class Deployment:
     scale_by_jobs: bool = False
 
     def scale_target(self, n_workers: int) -> int:
-        """The workers :meth:`scale` ends with (whole jobs on SLURM, one per GPU locally); checked, not planned again."""
+        """The workers :meth:`scale` ends with (whole jobs on a batch scheduler, one per GPU locally); checked, not planned again."""
         if self.cluster is None or self.plan is None:
             hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)

@@ -1,8 +1,10 @@
-"""The pure half of the SLURM deploy: the kit's options -> a :class:`~gpu_dask_kit.plan.WorkerSpec` (the
-same planner as every target) -> dask-jobqueue ``SLURMCluster`` keywords and ``dask cuda worker`` arguments.
+"""The pure half of the batch-scheduler deploys (SLURM, PBS, SGE, LSF): the kit's options -> a
+:class:`~gpu_dask_kit.plan.WorkerSpec` (the same planner as every target) -> dask-jobqueue cluster keywords
+(``SLURMCluster``, ``PBSCluster``, ``SGECluster``, ``LSFCluster``) and ``dask cuda worker`` arguments.
 
-No SLURM command runs here and nothing is created; :mod:`gpu_dask_kit.deploy.slurm` checks the plan
-against ``sinfo`` and submits it. The job's GPU is not known here: sizes given as fractions are resolved
+What differs between the schedulers (GPU request syntax, walltime form, account keyword, options one
+cannot take) is one row of :data:`gpu_dask_kit.deploy.batch.SCHEDULERS`. No scheduler command runs here
+and nothing is created; :mod:`gpu_dask_kit.deploy.slurm` checks the plan and submits it. The job's GPU is not known here: sizes given as fractions are resolved
 in the job, on its own GPUs, by :mod:`gpu_dask_kit.deploy.cuda_worker` (with the same rules).
 """
 
@@ -18,8 +20,20 @@ from ..environment import LibraryInfo
 from ..errors import OptionError
 from ..memory import align_pool_size, format_bytes, parse_size
 from ..plan import MIN_WORKER_MEMORY, WorkerSpec, gpu_spec
+from .batch import SCHEDULERS, BatchScheduler, job_request, refuse_options, scheduler_for, sge_gpu_complex, walltime_for
+from .slurm_checks import parse_slurm_time
 
-__all__ = ["SlurmPlan", "make_slurm_plan", "choose_mode", "job_memory_bytes", "cuda_worker_args", "DEFAULT_WORKER_MEMORY", "WORKER_MODULE"]
+__all__ = [
+    "BatchPlan",
+    "SlurmPlan",
+    "make_batch_plan",
+    "make_slurm_plan",
+    "choose_mode",
+    "job_memory_bytes",
+    "cuda_worker_args",
+    "DEFAULT_WORKER_MEMORY",
+    "WORKER_MODULE",
+]
 
 #: What a GPU job runs (``python -m ...``): resolves the sizes on the job's GPUs, then runs ``dask cuda worker``.
 WORKER_MODULE = "gpu_dask_kit.deploy.cuda_worker"
@@ -29,11 +43,11 @@ DEFAULT_WORKER_MEMORY = {"cpu": 2 * 2**30, "gpu": 16 * 2**30}
 
 
 @dataclass
-class SlurmPlan:
-    """What will be submitted: SLURMCluster keywords, the workers wanted, and why."""
+class BatchPlan:
+    """What will be submitted: dask-jobqueue cluster keywords, the workers wanted, and why."""
 
     mode: str  # "gpu" | "cpu"
-    kwargs: dict[str, Any]  # for dask_jobqueue.SLURMCluster
+    kwargs: dict[str, Any]  # for the scheduler's dask-jobqueue cluster class (SLURMCluster, PBSCluster, ...)
     n_workers: int
     workers_per_job: int
     job_name: str
@@ -43,6 +57,11 @@ class SlurmPlan:
     reason: str = ""  # where the workers run, one sentence (set once the partition is known)
     array_backend: str = "numpy"  # dask's backends in the notebook (set by the session)
     dataframe_backend: str = "pandas"
+    scheduler_name: str = "slurm"  # the deploy value: a key of batch.SCHEDULERS
+
+    @property
+    def scheduler(self) -> BatchScheduler:
+        return SCHEDULERS[self.scheduler_name]
 
     @property
     def job_memory_mib(self) -> int:
@@ -51,6 +70,10 @@ class SlurmPlan:
     @property
     def job_cpus(self) -> int:
         return int(self.kwargs.get("job_cpu") or self.kwargs["cores"])
+
+
+#: The SLURM deploy's name for the plan (older imports).
+SlurmPlan = BatchPlan
 
 
 def _size_arg(value: Any) -> str:
@@ -92,7 +115,7 @@ def job_memory_bytes(value: Any) -> int | None:
         return None
     size = parse_size(value, "job_memory")
     if isinstance(size, float):
-        raise OptionError("job_memory", value, 'a size per job such as "8GiB"', "a fraction has no total to be taken of on a SLURM node")
+        raise OptionError("job_memory", value, 'a size per job such as "8GiB"', "a fraction has no total to be taken of on a batch node")
     return size
 
 
@@ -115,7 +138,7 @@ def _worker_memory(options: Any, mode: str, per_job: int, notes: list[str]) -> i
     return memory
 
 
-def make_slurm_plan(
+def make_batch_plan(
     options: Any,
     mode: str,
     *,
@@ -125,20 +148,25 @@ def make_slurm_plan(
     log_directory: str | None = None,
     rmm: bool = True,
     libraries: dict[str, LibraryInfo] | None = None,
-) -> SlurmPlan:
-    """SLURMCluster keywords for ``options`` (a ``ClusterOptions``) in ``mode`` "gpu" or "cpu". Pure.
+) -> BatchPlan:
+    """dask-jobqueue keywords for ``options`` (a ``ClusterOptions``; ``options.deploy`` names the scheduler,
+    SLURM when it names none) in ``mode`` "gpu" or "cpu". Pure.
 
     GPU: ``gpus_per_job`` GPUs per job (default 1), one ``dask cuda worker`` per GPU (run through
     :data:`WORKER_MODULE`). CPU: one ``dask worker`` per job. ``n_workers`` counts workers (default: one
     job's worth). ``libraries``: what the jobs' Python (this one) has installed, as in a detection report
     (or the older flags ``rmm`` / ``cupy_through_rmm``: RMM / CuPy installed; cuDF assumed).
     """
+    scheduler = scheduler_for(options.deploy if options.deploy in SCHEDULERS else "slurm")
+    refuse_options(scheduler, options)
     notes: list[str] = []
     threads = options.threads_per_worker or (1 if mode == "gpu" else (options.job_cores or 1))
     if mode == "gpu":
         per_job = options.gpus_per_job or 1
     elif options.gpus_per_job:
-        raise OptionError("gpus_per_job", options.gpus_per_job, "None in CPU mode", "drop gpus_per_job, or use device='gpu' (or 'auto') on a GPU partition")
+        raise OptionError(
+            "gpus_per_job", options.gpus_per_job, "None in CPU mode", "drop gpus_per_job, or use device='gpu' (or 'auto') on a GPU partition or queue"
+        )
     else:
         per_job = 1
     if options.job_cores is not None and options.job_cores < threads * per_job:
@@ -159,8 +187,8 @@ def make_slurm_plan(
         "processes": per_job,
         "memory": memory * per_job,
         "queue": options.partition,
-        "account": options.account,
-        "walltime": options.walltime,
+        scheduler.account_keyword: options.account,
+        "walltime": options.walltime if scheduler.name == "slurm" else walltime_for(scheduler, parse_slurm_time(options.walltime)),
         "job_name": job_name or f"gdk-{secrets.token_hex(4)}",
         "scheduler_options": {"dashboard_address": options.dashboard_address or f"{options.host}:0"},
         "python": python or sys.executable,
@@ -173,11 +201,6 @@ def make_slurm_plan(
         kwargs["scheduler_options"]["dashboard"] = False
     if options.interface is None:
         kwargs["scheduler_options"]["host"] = options.host
-    if options.job_cores is not None:
-        kwargs["job_cpu"] = options.job_cores
-    job_memory = job_memory_bytes(options.job_memory)
-    if job_memory is not None:
-        kwargs["job_mem"] = f"{math.ceil(job_memory / 2**20)}M"
     jobs = math.ceil((options.n_workers or per_job) / per_job)
     n_workers = jobs * per_job  # dask-jobqueue submits whole jobs
     if mode == "gpu":
@@ -188,28 +211,40 @@ def make_slurm_plan(
         spec = WorkerSpec("gpu", n_workers, threads, memory, **fields)
         kwargs["worker_command"] = WORKER_MODULE
         worker_args += cuda_worker_args(spec)
-        extra.insert(0, f"--gres=gpu:{per_job}")
         if not rmm:
             notes.append("RMM is not installed: the GPU workers use CUDA's default allocator (install gpu-dask-kit[gpu-cu12] for RMM).")
         if any(isinstance(v, float) for v in (spec.device_memory_limit, spec.rmm_pool_size, spec.rmm_maximum_pool_size)):
             notes.append("Sizes given as fractions are resolved in each job on its own GPU(s), with the same checks as a local start.")
     else:
         spec = WorkerSpec("cpu", n_workers, threads, memory)
+    job_request(
+        scheduler,
+        kwargs,
+        extra,
+        cpus=options.job_cores,
+        memory=job_memory_bytes(options.job_memory),
+        gpus=per_job if mode == "gpu" else 0,
+        gpu_complex=sge_gpu_complex() if scheduler.name == "sge" and mode == "gpu" else "gpu",
+    )
     kwargs["worker_extra_args"] = worker_args
     kwargs["job_extra_directives"] = extra
     if options.n_workers and n_workers != options.n_workers:
         notes.append(f"n_workers={options.n_workers} rounded up to {n_workers}: whole jobs of {per_job} GPU worker(s).")
     notes.append(
-        f"{n_workers} worker(s) in {jobs} SLURM job(s) of {per_job} worker(s), {threads} thread(s) each"
+        f"{n_workers} worker(s) in {jobs} {scheduler.title} job(s) of {per_job} worker(s), {threads} thread(s) each"
         + (f", {per_job} GPU(s) per job." if mode == "gpu" else ".")
     )
     source = ("memory_limit", options.memory_limit) if isinstance(options.memory_limit, int) else ("job_memory", options.job_memory)
-    return SlurmPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], spec, notes, source)
+    return BatchPlan(mode, kwargs, n_workers, per_job, kwargs["job_name"], spec, notes, source, scheduler_name=scheduler.name)
+
+
+#: The SLURM deploy's name for the planner (it plans for whichever scheduler ``options.deploy`` names).
+make_slurm_plan = make_batch_plan
 
 
 def choose_mode(device: str, gpus_per_job: int | None, partition_gpus: int) -> str:
-    """ "gpu" or "cpu" for a SLURM session: ``device`` when explicit, else GPU jobs when ``gpus_per_job``
-    is set or the partition's nodes have GPUs.
+    """ "gpu" or "cpu" for a batch session: ``device`` when explicit, else GPU jobs when ``gpus_per_job``
+    is set or the partition's nodes have GPUs (as far as the scheduler tells: SLURM's ``sinfo``; 0 elsewhere).
 
     >>> choose_mode("auto", None, 4), choose_mode("auto", None, 0), choose_mode("cpu", None, 4), choose_mode("auto", 2, 0)
     ('gpu', 'cpu', 'cpu', 'gpu')

@@ -1,7 +1,7 @@
-"""The SLURM target (``deploy="slurm"``): workers are SLURM jobs; :func:`start` returns the
-:class:`~gpu_dask_kit.deploy.deployment.Deployment` like every target.
+"""The batch-scheduler targets (``deploy="slurm"``, ``"pbs"``, ``"sge"``, ``"lsf"``): workers are batch jobs;
+:func:`start` returns the :class:`~gpu_dask_kit.deploy.deployment.Deployment` like every target.
 
-:func:`start` makes the registry record, checks and submits through :func:`~.slurm.start_slurm` (its
+:func:`start` makes the registry record, checks and submits through :func:`~.slurm.start_batch` (its
 scheduler carries :class:`SlurmRecordPlugin`) and connects the client; the session object around it is
 the same as for a local cluster (:mod:`gpu_dask_kit.session`). Scaling is in whole jobs. The record names the session's job name
 and the ids of its live jobs, kept current as ``scale``/``adapt`` submit and cancel jobs, so that
@@ -22,8 +22,9 @@ from ..errors import OptionError
 from ..plan import client_backends
 from ..plugins import SessionRecordPlugin
 from ..processes import process_identity
+from .batch import SCHEDULERS
 from .deployment import Deployment
-from .slurm import JOB_HOOKS, cancel_jobs, close_slurm, squeue_jobs, start_slurm
+from .slurm import JOB_HOOKS, cancel_jobs, close_batch, session_jobs, start_batch
 from .slurm_plan import SlurmPlan
 
 __all__ = ["start", "scale_target", "SlurmRecordPlugin", "prune_stale"]
@@ -39,7 +40,7 @@ def _local_hosts() -> frozenset[str]:
 
 
 class SlurmRecordPlugin(SessionRecordPlugin):
-    """The kit's record plugin for SLURM sessions: it records the PIDs of workers on this machine only
+    """The kit's record plugin for batch sessions (every scheduler): it records the PIDs of workers on this machine only
     (a PID of another node names nothing here), and the job ids the cluster's jobs report."""
 
     def __init__(self, record: registry.SessionRecord) -> None:
@@ -51,7 +52,7 @@ class SlurmRecordPlugin(SessionRecordPlugin):
     def job_changed(self, job_id: str, submitted: bool) -> None:
         ids = set(self.record.slurm_job_ids)
         ids = ids | {job_id} if submitted else ids - {job_id}
-        self.record.slurm_job_ids = sorted(ids, key=int)
+        self.record.slurm_job_ids = sorted(ids, key=lambda i: (len(i), i))  # numeric ids (PBS: "12.server") in order
         self._save()
 
     async def close(self) -> None:
@@ -80,14 +81,20 @@ class SlurmRecordPlugin(SessionRecordPlugin):
             pass  # a registry folder that vanished must not break the scheduler
 
 
+def _scheduler(record: registry.SessionRecord) -> str:
+    """The batch scheduler of a record's session (its options' deploy; SLURM for records older than PBS/SGE/LSF)."""
+    deploy = (record.options or {}).get("deploy")
+    return deploy if deploy in SCHEDULERS else "slurm"
+
+
 def prune_stale() -> list[str]:
-    """Remove the records of SLURM sessions whose owner died and whose jobs ``squeue`` no longer lists
-    (what ``registry.prune_dead`` does for local sessions; only SLURM knows whether the jobs are gone)."""
+    """Remove the records of batch sessions whose owner died and whose jobs the scheduler no longer lists
+    (what ``registry.prune_dead`` does for local sessions; only the scheduler knows whether the jobs are gone)."""
     removed = []
     for record in registry.list_sessions():
         if record.slurm_job_name and not record.alive and not record.live_processes():
             try:
-                if not squeue_jobs(record.slurm_job_name):
+                if not session_jobs(record.slurm_job_name, _scheduler(record), tuple(record.slurm_job_ids)):
                     registry.unregister(record.id)
                     removed.append(record.id)
             except Exception:
@@ -98,14 +105,14 @@ def prune_stale() -> list[str]:
 def start(options: Any, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None, on_wait: Any = None) -> Deployment:
     """Check, submit, wait for the workers, connect (the deploy interface).
 
-    Raises :class:`OptionError` before any ``sbatch`` for bad options; on any later failure every job is
+    Raises :class:`OptionError` before any job is submitted for bad options; on any later failure every job is
     cancelled and the scheduler closed before the error is raised.
     """
     if security is not None:
         raise OptionError(
             "security",
             security,
-            'True or False with deploy="slurm" (the kit makes the jobs\' credentials itself)',
+            f'True or False with deploy="{options.deploy}" (the kit makes the jobs\' credentials itself)',
             "leave security out: the jobs get the session's own certificate through dask-jobqueue",
         )
     registry.prune_dead()
@@ -122,7 +129,7 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
         return plugin
 
     try:
-        cluster, plan = start_slurm(options, on_wait=on_wait or print, scheduler_plugins=plugins, security=security)
+        cluster, plan = start_batch(options, on_wait=on_wait or print, scheduler_plugins=plugins, security=security)
     except BaseException:
         credentials.remove(record.id)
         raise
@@ -134,13 +141,12 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
     try:
         client = Client(cluster, set_as_default=True)
     except BaseException:
-        close_slurm(cluster)
+        close_batch(cluster)
         raise
     # CuPy-backed collections in this process only where it has a usable GPU (a login node has none)
     plan.array_backend, plan.dataframe_backend = client_backends(plan.mode, report or detect("auto"), plan.notes)
-    return Deployment(
-        "slurm", plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), plan.array_backend, plan.dataframe_backend, scale_by_jobs=True
-    )
+    arrays, frames = plan.array_backend, plan.dataframe_backend
+    return Deployment(plan.scheduler_name, plan.mode, plan.reason, client, record, cluster, plan, list(plan.notes), arrays, frames, scale_by_jobs=True)
 
 
 def scale_target(plan: SlurmPlan | None, n_workers: int) -> int:
@@ -155,7 +161,7 @@ def scale_target(plan: SlurmPlan | None, n_workers: int) -> int:
 
 
 def cancel_session_jobs(record: registry.SessionRecord, timeout: float = 60.0) -> None:
-    """Cancel every job of a SLURM session's record (its owner may be gone) and wait until ``squeue``
+    """Cancel every job of a batch session's record (its owner may be gone) and wait until the scheduler
     no longer lists them; nothing for a local session."""
     if record.slurm_job_name:
-        cancel_jobs(record.slurm_job_name, timeout)
+        cancel_jobs(record.slurm_job_name, timeout, scheduler=_scheduler(record), job_ids=tuple(record.slurm_job_ids))

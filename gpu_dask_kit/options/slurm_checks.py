@@ -1,6 +1,6 @@
-"""Pure checks of the SLURM options' values (``deploy="slurm"``): names, time limits, job memory and
-extra ``#SBATCH`` directives. Same contract as :mod:`.checks`; whether a partition or an account exists
-is asked of SLURM later, when the plan is made.
+"""Pure checks of the batch-job options' values (``deploy="slurm"``, ``"pbs"``, ``"sge"``, ``"lsf"``): names,
+time limits, job memory and extra directives. Same contract as :mod:`.checks`; whether a partition, queue
+or account exists is asked of the scheduler later, when the plan is made.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ _INTERFACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}")
 
 
 def identifier(spec: Spec, value: Any) -> str | None:
-    """A SLURM name (partition, account): letters, digits, "_", "." and "-", up to 64; or None."""
+    """A scheduler's name (partition, queue, account, complex): letters, digits, "_", "." and "-", up to 64; or None."""
     if blank(value):
         return None
     if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value.strip()):
-        raise OptionError(spec.name, value, spec.accepted, "copy the name that `sinfo` (partitions) or `sacctmgr show assoc` (accounts) lists")
+        raise OptionError(spec.name, value, spec.accepted, "copy the name as your scheduler lists it (`sinfo`, `qstat -Q`, `qconf -sql`, `bqueues`)")
     return value.strip()
 
 
@@ -68,7 +68,8 @@ def walltime(spec: Spec, value: Any) -> str:
 
 
 def directives(spec: Spec, value: Any) -> tuple[str, ...]:
-    """Extra ``#SBATCH`` lines: a list of strings or one string, each one option such as "--qos=debug"."""
+    """Extra job directives (``#SBATCH``/``#PBS``/``#$``/``#BSUB`` lines): a list of strings or one string, each one
+    option such as "--qos=debug" or "-l place=scatter"."""
     if blank(value):
         return ()
     items = [value] if isinstance(value, str) else value
@@ -79,10 +80,16 @@ def directives(spec: Spec, value: Any) -> tuple[str, ...]:
         line = item.strip()
         if any(c in item for c in "\n\r\0"):
             raise OptionError(spec.name, value, spec.accepted, "give one directive per list item, without line breaks")
-        if line.upper().startswith("#SBATCH"):
-            raise OptionError(spec.name, value, spec.accepted, f"leave out '#SBATCH' (the kit writes it): {line[7:].strip()!r}")
+        prefix = next((p for p in ("#SBATCH", "#PBS", "#BSUB", "#$") if line.upper().startswith(p)), None)
+        if prefix:
+            raise OptionError(spec.name, value, spec.accepted, f"leave out '{prefix}' (the kit writes it): {line[len(prefix) :].strip()!r}")
         if not line.startswith("-"):
-            raise OptionError(spec.name, value, spec.accepted, "each directive is an sbatch option, e.g. '--qos=debug' or '--constraint=a100'")
+            raise OptionError(
+                spec.name,
+                value,
+                spec.accepted,
+                "each directive is an sbatch option (qsub/bsub for PBS, SGE, LSF), e.g. '--qos=debug' or '-l place=scatter'",
+            )
         cleaned.append(line)
     return tuple(cleaned)
 
@@ -95,5 +102,5 @@ def job_memory(spec: Spec, value: Any) -> int | None:
     if isinstance(parsed, float):
         raise OptionError(spec.name, value, spec.accepted, 'give the memory of one job with a unit, e.g. "16GiB"')
     if parsed < 2**20:
-        raise OptionError(spec.name, value, spec.accepted, 'SLURM counts memory in MiB: give at least "1MiB", e.g. "16GiB"')
+        raise OptionError(spec.name, value, spec.accepted, 'batch schedulers count memory in MiB: give at least "1MiB", e.g. "16GiB"')
     return parsed

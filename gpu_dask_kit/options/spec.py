@@ -17,14 +17,21 @@ from . import checks as v
 from . import gateway_checks as gv
 from . import slurm_checks as sv
 
-__all__ = ["OptionSpec", "OPTION_SPECS", "OPTION_DOCS", "option_names", "option_name", "config_key"]
+__all__ = ["OptionSpec", "OPTION_SPECS", "OPTION_DOCS", "BATCH_DEPLOYS", "option_names", "option_name", "config_key"]
 
 Size = int | float | str
+
+#: The ``deploy`` values whose workers are batch jobs submitted through dask-jobqueue (one row each in
+#: :data:`gpu_dask_kit.deploy.batch.SCHEDULERS`); the options marked ``slurm_only`` apply to all of them.
+BATCH_DEPLOYS = ("slurm", "pbs", "sge", "lsf")
 
 
 @dataclass(frozen=True)
 class OptionSpec:
     """Everything about one knob. ``check(spec, value)`` returns the normalised value or raises OptionError.
+
+    ``slurm_only``: an option of the batch schedulers (every deploy in :data:`BATCH_DEPLOYS`; the name is
+    older than PBS/SGE/LSF; a scheduler that cannot take one refuses it when the plan is made).
 
     ``kind`` is the value's form for the CLI and the widget: "choice" (``choices``), "flag" (a switch),
     "count" (a whole number), "list" (repeatable) or "text". ``in_form``: the widget's form shows it.
@@ -63,11 +70,12 @@ class OptionSpec:
         return (dashed,) if dashed == dashed.lower() else (dashed, dashed.lower())
 
     def help(self) -> str:
-        """Doc + accepted forms + per worker / GPU only / SLURM only: tooltips, CLI help, docstrings."""
+        """Doc + accepted forms + per worker / GPU only / batch only: tooltips, CLI help, docstrings."""
         text = f"{self.doc} Accepted: {self.accepted}."
         text += " Per worker." if self.per_worker else ""
         text += " GPU only (ignored in CPU mode)." if self.gpu_only else ""
-        return text + (' SLURM only (needs deploy="slurm").' if self.slurm_only else "")
+        deploys = " or ".join(f'"{d}"' for d in BATCH_DEPLOYS)
+        return text + (f" Batch jobs only (needs deploy={deploys})." if self.slurm_only else "")
 
 
 _SIZE = 'a size ("4GiB", bytes) or a fraction of the total (0.8, "80%")'
@@ -125,25 +133,30 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     _Spec("start_timeout", v.seconds, 120.0, float,
           "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
           "a number of seconds > 0", unit="seconds"),
-    _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine), 'slurm' (SLURM batch jobs, through "
-          "dask-jobqueue) or 'gateway' (a Dask Gateway's cluster, e.g. on a JupyterHub). To use a scheduler that is already running, "
-          "pass scheduler_address or scheduler_file instead.",
-          kind="choice", choices=("local", "slurm", "gateway"), in_form=True),
-    _Spec("partition", sv.identifier, None, str | None, "SLURM partition (queue) the worker jobs are submitted to.",
-          "a partition name as `sinfo` lists it, or None for the default partition", slurm_only=True, in_form=True),
-    _Spec("account", sv.identifier, None, str | None, "SLURM account the worker jobs are charged to.",
-          "an account name, or None for your default account", slurm_only=True, in_form=True),
-    _Spec("walltime", sv.walltime, "01:00:00", str, "Time limit of each worker job; SLURM ends the job, and its workers, when it is reached.",
+    _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine), 'slurm', 'pbs', 'sge' or 'lsf' "
+          "(batch jobs of that scheduler, through dask-jobqueue) or 'gateway' (a Dask Gateway's cluster, e.g. on a JupyterHub). To use "
+          "a scheduler that is already running, pass scheduler_address or scheduler_file instead.",
+          kind="choice", choices=("local", *BATCH_DEPLOYS, "gateway"), in_form=True),
+    _Spec("partition", sv.identifier, None, str | None, "Partition (SLURM) or queue (PBS, SGE, LSF) the worker jobs are submitted to.",
+          "a name as `sinfo`, `qstat -Q`, `qconf -sql` or `bqueues` lists it, or None for the default partition", slurm_only=True, in_form=True),
+    _Spec("account", sv.identifier, None, str | None, "Account (SLURM -A, PBS -A) or project (SGE -P, LSF -P) the worker jobs are charged to.",
+          "an account or project name, or None for your default", slurm_only=True, in_form=True),
+    _Spec("walltime", sv.walltime, "01:00:00", str, "Time limit of each worker job; the scheduler ends the job, and its workers, when it is "
+          "reached. Given in SLURM's forms for every scheduler; written as HH:MM:SS for PBS and SGE, HH:MM for LSF.",
           'a SLURM time as text: "MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS"', slurm_only=True, in_form=True),
-    _Spec("job_cores", v.count, None, int | None, "CPU cores each worker job asks for. Default: the worker's threads.",
+    _Spec("job_cores", v.count, None, int | None, "CPU cores each worker job asks for (SLURM --cpus-per-task, PBS ncpus, LSF -n; "
+          "not SGE: use a parallel environment in job_extra_directives). Default: the worker's threads.",
           "a whole number >= 1, or None for the default", kind="count", unit="cores", slurm_only=True, in_form=True),
-    _Spec("job_memory", sv.job_memory, None, Size | None, "Memory each worker job asks for (sbatch --mem). Default: from memory_limit.",
+    _Spec("job_memory", sv.job_memory, None, Size | None, "Memory each worker job asks for (SLURM --mem, PBS mem, LSF -M; not SGE: "
+          "use your site's complex in job_extra_directives). Default: from memory_limit.",
           'a size with a unit such as "16GiB" (at least 1MiB), or None for the default', unit="bytes", slurm_only=True, in_form=True),
-    _Spec("gpus_per_job", v.count, None, int | None, "GPUs each worker job asks for (sbatch --gres=gpu:N). Default: one per GPU worker.",
+    _Spec("gpus_per_job", v.count, None, int | None, "GPUs each worker job asks for (SLURM --gres=gpu:N, PBS ngpus=N, SGE -l "
+          "gpu=N with the complex named by the config key gpu-dask-kit.sge-gpu-complex, LSF -gpu \"num=N\"). Default: one per GPU worker.",
           "a whole number >= 1, or None for the default", kind="count", gpu_only=True, slurm_only=True, in_form=True),
     _Spec("job_extra_directives", sv.directives, (), list[str] | str,
-          'Extra sbatch options for every worker job, e.g. ["--qos=debug", "--constraint=a100"].',
-          "a list of sbatch options (or one), each without '#SBATCH' and without line breaks", kind="list", slurm_only=True, in_form=True),
+          'Extra options for every worker job, as the submit command takes them, e.g. ["--qos=debug"] (sbatch), ["-l place=scatter"] (qsub).',
+          "a list of sbatch options (qsub or bsub options for PBS, SGE, LSF), or one, each without '#SBATCH'/'#PBS'/'#$'/'#BSUB' and line breaks",
+          kind="list", slurm_only=True, in_form=True),
     _Spec("interface", sv.interface, None, str | None, "Network interface the workers use to reach the scheduler, e.g. 'ib0' for InfiniBand.",
           'an interface name such as "ib0" or "eth0", or None for the default route', slurm_only=True),
     # -- Dask Gateway (deploy="gateway"): gpu_dask_kit/deploy/gateway.py --

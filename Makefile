@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.gpu-dask-kit-installed
 # Re-install when the packaging or the extension's sources change.
 INSTALL_DEPS := pyproject.toml $(wildcard labextension/package.json labextension/yarn.lock labextension/src/*.ts labextension/style/* labextension/schema/*)
 
-.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub test-gateway test-slurm reliability notebooks check bench doctor clean
+.PHONY: setup lab test lint test-unit test-properties test-reruns test-slow test-browser test-notebooks test-routes test-hub test-gateway test-slurm test-sge reliability notebooks check bench doctor clean
 
 setup: $(STAMP)
 
@@ -51,7 +51,7 @@ lint: setup
 	$(BIN)/mypy gpu_dask_kit
 	cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm install --immutable >/dev/null && PATH="$(CURDIR)/$(BIN):$$PATH" ../$(BIN)/jlpm lint:check
 
-UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/gateway --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
+UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/hub --ignore=tests/gateway --ignore=tests/sge --ignore=tests/test_wheel.py --ignore=tests/test_fresh_clone.py
 # The kit's own modules as .pyc (the editable install is not compiled by --compile-bytecode): what Python
 # writes itself on first import, unless PYTHONDONTWRITEBYTECODE is set.
 BYTECODE := $(BIN)/python -m compileall -q gpu_dask_kit tests bench >/dev/null
@@ -108,6 +108,11 @@ test-routes: setup
 	$(BIN)/python -m pytest tests/test_wheel.py tests/test_fresh_clone.py -p no:cacheprovider --timeout=2400
 
 # Dask Gateway: a real dask-gateway-server on 127.0.0.1 (two users, CPU and simulated-GPU workers).
+# A real one-node Son of Grid Engine (tests/sge starts it with .ci/sge/start when installed, stops it after): in .ci/run.
+test-sge: setup
+	$(BYTECODE)
+	$(BIN)/python -m pytest tests/sge -m "not slow and not reruns" -p no:cacheprovider
+
 test-gateway: setup
 	$(BYTECODE)
 	$(BIN)/python -m pytest tests/gateway -m gateway -p no:cacheprovider --timeout=1200

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ._version import __version__
 from .memory import format_bytes
@@ -57,13 +58,21 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jobs(record: Any) -> str:
+    """The jobs' name for people ("SLURM jobs", "PBS jobs", ...), from the record's deploy option."""
+    from .deploy.batch import SCHEDULERS
+
+    row = SCHEDULERS.get(str((record.options or {}).get("deploy")))
+    return f"{row.title} jobs" if row is not None else "batch jobs"
+
+
 def _cmd_sessions(args: argparse.Namespace) -> int:
     from . import cleanup, registry
 
     if args.cleanup:
         removed = cleanup.cleanup_stale()
         for record in removed:
-            jobs = f"; SLURM jobs of {record.slurm_job_name} cancelled" if record.slurm_job_name else ""
+            jobs = f"; {_jobs(record)} of {record.slurm_job_name} cancelled" if record.slurm_job_name else ""
             print(f"removed stale session {record.id} (owner pid {record.owner_pid} is gone; {record.mode}, {record.scheduler_address}{jobs})")
         print(f"{len(removed)} stale session(s) cleaned up.")
         return 0
@@ -79,7 +88,7 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
         state = "live" if r.alive else "STALE"
         print(f"{r.id:<34}{state:<7}{r.mode:<8}{r.n_workers:<8}{r.owner_pid:<8}{r.started:<27}{r.dashboard_link or '-'}")
         if r.slurm_job_name:
-            print(f"{'':<34}SLURM jobs ({r.slurm_job_name}): {', '.join(r.slurm_job_ids) or 'none'}")
+            print(f"{'':<34}{_jobs(r)} ({r.slurm_job_name}): {', '.join(r.slurm_job_ids) or 'none'}")
     if any(not r.alive for r in records):
         print("Stale sessions belong to processes that are gone: `gpu-dask-kit sessions --cleanup` stops and removes them.")
     return 0

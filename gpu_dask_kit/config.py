@@ -17,6 +17,7 @@ DEFAULTS_FILE = os.path.join(os.path.dirname(__file__), "gpu-dask-kit.yaml")
 #: Keys of the ``gpu-dask-kit`` config that are not cluster options: key -> (default, what it is).
 NON_OPTION_KEYS: dict[str, tuple[object, str]] = {
     "runtime-dir": (None, "Folder of the per-user session registry; null: $GPU_DASK_KIT_RUNTIME_DIR or the user's runtime dir."),
+    "sge-gpu-complex": ("gpu", "SGE: the consumable complex GPU jobs ask for (-l <complex>=N); see qconf -sc."),
 }
 _loaded = False
 

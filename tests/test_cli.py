@@ -96,13 +96,16 @@ def test_lab_rejects_a_missing_folder(capsys):
 def test_sessions_lists_the_job_ids_of_a_slurm_session(capsys, runtime_dir):
     from gpu_dask_kit import registry
 
-    record = registry.register(scheduler_address="tcp://127.0.0.1:9", dashboard_link=None, mode="cpu", n_workers=2, options={})
+    record = registry.register(scheduler_address="tcp://127.0.0.1:9", dashboard_link=None, mode="cpu", n_workers=2, options={"deploy": "slurm"})
     record.slurm_job_name, record.slurm_job_ids = "gdk-0123abcd", ["41", "42"]
     registry.update(record)
+    pbs = registry.register(scheduler_address="tcp://127.0.0.1:7", dashboard_link=None, mode="cpu", n_workers=1, options={"deploy": "pbs"})
+    pbs.slurm_job_name, pbs.slurm_job_ids = "gdk-4567cdef", ["7.pbs"]
+    registry.update(pbs)
     local = registry.register(scheduler_address="tcp://127.0.0.1:8", dashboard_link=None, mode="cpu", n_workers=1, options={})
     assert main(["sessions"]) == 0
     out = capsys.readouterr().out
-    assert out.count("SLURM jobs") == 1 and "SLURM jobs (gdk-0123abcd): 41, 42" in out
+    assert out.count("SLURM jobs") == 1 and "SLURM jobs (gdk-0123abcd): 41, 42" in out and "PBS jobs (gdk-4567cdef): 7.pbs" in out
     assert record.id in out and local.id in out
     assert main(["sessions", "--json"]) == 0
     items = {i["id"]: i for i in json.loads(capsys.readouterr().out)}

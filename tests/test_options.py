@@ -343,7 +343,7 @@ def test_slurm_options_without_deploy_slurm_say_to_pass_it(name, value):
             ClusterOptions.from_config(**deploy, **{name: value})
         message = str(info.value)
         assert info.value.parameter == name and message.startswith(f"{name}=")
-        assert "is a SLURM option" in message and 'Pass deploy="slurm"' in message
+        assert "is a batch-job option" in message and 'Pass deploy="slurm"' in message
     assert ClusterOptions.from_config(deploy="slurm", **{name: value}).deploy == "slurm"
 
 

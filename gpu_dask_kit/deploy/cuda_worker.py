@@ -37,7 +37,13 @@ def job_args(argv: list[str], report: EnvironmentReport) -> list[str]:
     """``argv`` with every size flag in bytes for the GPUs this job sees."""
     devices = [gpu.sized for _, gpu in report.visible_gpus]
     if not devices:
-        raise OptionError("gpus_per_job", None, "a job that sees at least one GPU", f"this job sees none ({report.reason_text}); check the partition's GRES")
+        raise OptionError(
+            "gpus_per_job",
+            None,
+            "a job that sees at least one GPU",
+            f"this job sees none ({report.reason_text}); check the job's GPU request "
+            "(SLURM: the partition's GRES; PBS: ngpus; SGE: the gpu complex; LSF: -gpu)",
+        )
     given = {name: _size(argv[argv.index(flag) + 1]) for flag, name in _SIZES.items() if flag in argv}
     options = SimpleNamespace(**{name: given.get(name) for name in _SIZES.values()}, explicit=frozenset())
     sizes = resolve_sizes(options, devices, [])

@@ -64,7 +64,7 @@ def options_markdown_table() -> str:
     """The README's option table: one row per spec, with its packaged default."""
     rows = ["| option (kwarg, `--flag`, config key) | default | unit | accepted | what it does |", "|---|---|---|---|---|"]
     for s in OPTION_SPECS.values():
-        notes = (" Per worker." if s.per_worker else "") + (" GPU only." if s.gpu_only else "") + (" SLURM only." if s.slurm_only else "")
+        notes = (" Per worker." if s.per_worker else "") + (" GPU only." if s.gpu_only else "") + (" Batch jobs only." if s.slurm_only else "")
         rows.append(f"| `{s.name}` | `{_shown(s.default)}` | {s.unit} | {s.accepted} | {s.doc}{notes} |")
     return "\n".join(rows) + "\n"
 

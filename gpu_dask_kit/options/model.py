@@ -17,7 +17,7 @@ import dask.config
 from .. import config as _config
 from ..errors import OptionError
 from ..memory import describe_size
-from .spec import _BY_KEY, OPTION_SPECS, option_name
+from .spec import _BY_KEY, BATCH_DEPLOYS, OPTION_SPECS, option_name
 
 __all__ = ["ClusterOptions", "configured", "options_from_mapping"]
 
@@ -131,9 +131,9 @@ class ClusterOptions:
             )
         if self.rmm_managed_memory and self.rmm_async:
             raise OptionError("rmm_managed_memory", True, "managed memory or the async allocator, not both", "drop one of them")
-        if self.deploy in ("slurm", "gateway") and self.connect_mode:
+        if self.deploy in (*BATCH_DEPLOYS, "gateway") and self.connect_mode:
             name = "scheduler_address" if self.scheduler_address else "scheduler_file"
-            starts = "the kit submits the jobs" if self.deploy == "slurm" else "the gateway starts the cluster"
+            starts = "the kit submits the jobs" if self.deploy in BATCH_DEPLOYS else "the gateway starts the cluster"
             raise OptionError(
                 name,
                 getattr(self, name),
@@ -160,7 +160,7 @@ class ClusterOptions:
             given[name] = value
         base = configured()
         options = cls(**{**base, **given}, _explicit=frozenset(given))
-        if options.deploy != "slurm":
+        if options.deploy not in BATCH_DEPLOYS:
             _refuse_slurm_options(options, given, base)
         return options
 
@@ -195,7 +195,7 @@ class ClusterOptions:
 
 
 def _refuse_slurm_options(options: ClusterOptions, given: Mapping[str, Any], base: Mapping[str, Any]) -> None:
-    """A SLURM-only option given explicitly (other than as configured) needs deploy="slurm"."""
+    """A batch-job option given explicitly (other than as configured) needs a batch deploy (slurm, pbs, sge, lsf)."""
     for name in given:
         spec = OPTION_SPECS[name]
         if not spec.slurm_only:
@@ -208,8 +208,8 @@ def _refuse_slurm_options(options: ClusterOptions, given: Mapping[str, Any], bas
             raise OptionError(
                 name,
                 given[name],
-                f'deploy="slurm" with it ({name} is a SLURM option; deploy is {options.deploy!r})',
-                f'pass deploy="slurm" to submit the workers as SLURM jobs, or leave {name} out',
+                f'a batch deploy (deploy="slurm", "pbs", "sge" or "lsf"): {name} is a batch-job option and deploy is {options.deploy!r}',
+                f'pass deploy="slurm" (or "pbs", "sge", "lsf") to submit the workers as batch jobs, or leave {name} out',
             )
 
 

@@ -137,11 +137,6 @@ def test_the_deploy_choices_and_the_scheduler_table_agree():
         assert row.submit in row.commands and row.cancel in row.commands and row.status in row.commands
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs gpu_dask_kit/options/model.py (not this branch's file) to accept the batch options with every BATCH_DEPLOYS "
-    "deploy, not only 'slurm' (from_config's _refuse_slurm_options; see the branch's report); until then they come from the dask config",
-)
 @pytest.mark.parametrize("deploy", ["pbs", "sge", "lsf"])
 def test_batch_options_as_keywords_with_every_batch_deploy(deploy):
     opts = ClusterOptions.from_config(deploy=deploy, partition="q1", account="proj1", walltime="00:30:00", gpus_per_job=1)

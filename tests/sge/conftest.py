@@ -15,10 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "all.q"
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "sge: needs a running SGE (.ci/sge/start starts a one-node one as root; skipped with the reason otherwise)")
-
-
 def _queue_up() -> str | None:
     """None when SGE answers and lists the queue, else why not."""
     try:

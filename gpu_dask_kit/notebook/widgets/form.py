@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...options import OPTION_SPECS, ClusterOptions
+from ...options.spec import BATCH_DEPLOYS
 
 __all__ = [
     "FORM_FIELDS",
@@ -117,7 +118,7 @@ def form_fields(options: ClusterOptions) -> list[FieldSpec]:
 
 def visible_fields(device: str, deploy: str, gpu_available: bool) -> tuple[str, ...]:
     """The fields shown for the chosen ``device`` and ``deploy``: GPU-only ones in GPU mode (device="gpu",
-    or "auto" where a GPU is usable), SLURM-only ones when deploy="slurm".
+    or "auto" where a GPU is usable), batch-job ones when deploy is a batch scheduler (slurm, pbs, sge, lsf).
 
     >>> "rmm_pool_size" in visible_fields("auto", "local", gpu_available=False)
     False
@@ -125,7 +126,7 @@ def visible_fields(device: str, deploy: str, gpu_available: bool) -> tuple[str, 
     True
     """
     gpu = device == "gpu" or (device == "auto" and gpu_available)
-    return tuple(n for n in FORM_FIELDS if (gpu or not OPTION_SPECS[n].gpu_only) and (deploy == "slurm" or not OPTION_SPECS[n].slurm_only))
+    return tuple(n for n in FORM_FIELDS if (gpu or not OPTION_SPECS[n].gpu_only) and (deploy in BATCH_DEPLOYS or not OPTION_SPECS[n].slurm_only))
 
 
 def _raw(name: str, value: Any) -> Any:

@@ -14,12 +14,17 @@ from gpu_dask_kit.options import OPTION_SPECS, ClusterOptions
 from gpu_dask_kit.plan import WorkerSpec
 
 
-@pytest.mark.parametrize("name", [*OPTION_SPECS["deploy"].choices, "connect"])
+#: TRANSITIONAL: deploy/slurm_session.py still names ``started_by`` ``kind`` (it is being rewritten into
+#: deploy/batch*.py; launch.py passes the old keyword to it meanwhile). Strict: a renamed target fails here.
+_OLD_KEYWORD = pytest.mark.xfail(strict=True, reason="deploy/slurm_session.py: start(options, *, kind=...) until renamed to started_by")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_OLD_KEYWORD) if n == "slurm" else n for n in (*OPTION_SPECS["deploy"].choices, "connect")])
 def test_every_deploy_choice_is_a_module_with_the_one_start_signature(name):
     start = target_module(name).start
     params = inspect.signature(start).parameters
-    assert next(iter(params)) == "options" and {"kind", "security", "report"} <= set(params)
-    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("kind", "security", "report"))
+    assert next(iter(params)) == "options" and {"started_by", "security", "report"} <= set(params)
+    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("started_by", "security", "report"))
 
 
 def test_scale_rule_is_carried_by_the_spec_not_planned_again():
@@ -38,7 +43,7 @@ def test_a_local_start_is_one_deployment_that_scales_and_closes(no_leaks, monkey
     deployment, previous = launch.start(options, "script")
     try:
         assert isinstance(deployment, Deployment) and deployment.target == "local" and deployment.mode == "cpu"
-        assert deployment.plan.spec.n_workers == 1 and deployment.record.kind == "script"
+        assert deployment.plan.spec.n_workers == 1 and deployment.record.started_by == "script"
         assert dask.config.get("array.backend") == "numpy"
         for name in ("detect", "make_plan"):
             monkeypatch.setattr(local, name, lambda *a, **k: pytest.fail("scale must not detect or plan again"))

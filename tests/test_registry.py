@@ -92,7 +92,7 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
     code = (
         "from gpu_dask_kit import registry\n"
         "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, mode='cpu',"
-        " n_workers=0, options={}, kind='script').id)"
+        " n_workers=0, options={}, started_by='script').id)"
     )
     import subprocess
     import sys
@@ -150,3 +150,20 @@ def test_a_record_written_with_the_old_backend_key_loads_as_mode(runtime_dir):
     loaded = registry.get_session(rec.id)
     assert loaded.mode == "gpu" and loaded.to_dict()["mode"] == "gpu" and "backend" not in loaded.to_dict()
     registry.unregister(rec.id)
+
+
+def test_a_record_written_with_the_old_kind_key_loads_as_started_by(runtime_dir):
+    rec = registry.register(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=1, options={}, started_by="script")
+    data = json.loads(rec.path.read_text())
+    assert data["started_by"] == "script" and "kind" not in data
+    data["kind"] = data.pop("started_by")  # as a kit version before the rename wrote it
+    rec.path.write_text(json.dumps(data))
+    loaded = registry.get_session(rec.id)
+    assert loaded.started_by == "script" and loaded.to_dict()["started_by"] == "script" and "kind" not in loaded.to_dict()
+    registry.unregister(rec.id)
+
+
+def test_new_record_still_takes_the_old_kind_keyword_until_the_slurm_target_is_renamed():
+    """TRANSITIONAL (deploy/slurm_session.py passes ``kind=``): remove with registry.new_record's ``kind``."""
+    record = registry.new_record(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options={}, kind="script")
+    assert record.started_by == "script" and "kind" not in record.to_dict()

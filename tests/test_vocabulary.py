@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,15 +35,18 @@ ALLOWED = {
 }
 
 
-def _other_uses() -> list[str]:
+def _uses(sources: list[Path], says: Callable[[str], bool], allowed: set[tuple[str, str]]) -> list[str]:
+    """``file:line: text`` of each line that ``says`` the word and is not an allowed line."""
     found = []
-    for path in SOURCES:
+    for path in sources:
         for number, line in enumerate(path.read_text().splitlines(), 1):
-            if "backend" not in DASK_SENSE.sub("", line).lower():
-                continue
-            if not any(path.name == name and text in line for name, text in ALLOWED):
+            if says(line) and not any(path.name == name and text in line for name, text in allowed):
                 found.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
     return found
+
+
+def _says_backend(line: str) -> bool:
+    return "backend" in DASK_SENSE.sub("", line).lower()
 
 
 def test_the_scan_reads_the_package_and_the_extension():
@@ -52,13 +56,15 @@ def test_the_scan_reads_the_package_and_the_extension():
 
 
 def test_backend_means_only_dasks_backend():
-    assert _other_uses() == [], "say `mode` for gpu/cpu; `backend` is dask's array/dataframe backend"
+    assert _uses(SOURCES, _says_backend, ALLOWED) == [], "say `mode` for gpu/cpu; `backend` is dask's array/dataframe backend"
 
 
-def test_the_allow_list_is_still_needed():
+@pytest.mark.parametrize("word", ["backend", "kind"])
+def test_the_allow_list_is_still_needed(word):
     """Every allowed line still exists (an entry left after its line went would hide a new use)."""
-    lines = {(p.name, line) for p in SOURCES for line in p.read_text().splitlines()}
-    for name, text in ALLOWED:
+    sources, allowed = {"backend": (SOURCES, ALLOWED), "kind": (KIND_SOURCES, KIND_ALLOWED)}[word]
+    lines = {(p.name, line) for p in sources for line in p.read_text().splitlines()}
+    for name, text in allowed:
         assert any(n == name and text in line for n, line in lines), (name, text)
 
 
@@ -94,13 +100,8 @@ KIND_ALLOWED = {
 _KIND = re.compile(r"\bkind\b", re.I)
 
 
-def _kind_uses() -> list[str]:
-    found = []
-    for path in KIND_SOURCES:
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if _KIND.search(OTHER_LIBRARIES_KIND.sub("", line)) and not any(path.name == n and text in line for n, text in KIND_ALLOWED):
-                found.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
-    return found
+def _says_kind(line: str) -> bool:
+    return _KIND.search(OTHER_LIBRARIES_KIND.sub("", line)) is not None
 
 
 def test_the_kind_scan_reads_the_package_the_extension_and_its_style():
@@ -110,13 +111,7 @@ def test_the_kind_scan_reads_the_package_the_extension_and_its_style():
 
 
 def test_kind_is_not_a_name_of_the_kits_own_objects():
-    assert _kind_uses() == [], "say started_by (a session record), form (an option spec), memory (a memory bar) or auth"
-
-
-def test_the_kind_allow_list_is_still_needed():
-    lines = {(p.name, line) for p in KIND_SOURCES for line in p.read_text().splitlines()}
-    for name, text in KIND_ALLOWED:
-        assert any(n == name and text in line for n, line in lines), (name, text)
+    assert _uses(KIND_SOURCES, _says_kind, KIND_ALLOWED) == [], "say started_by (a session record), form (an option spec), memory (a memory bar) or auth"
 
 
 def test_the_kind_scan_finds_each_old_meaning():
@@ -128,8 +123,8 @@ def test_the_kind_scan_finds_each_old_meaning():
         "    kind = options.gateway_auth",
         "head.appendChild(el('span', `gdk-kind gdk-kind-${session.kind}`));",
     ):
-        assert _KIND.search(OTHER_LIBRARIES_KIND.sub("", line)), line
-    assert not _KIND.search(OTHER_LIBRARIES_KIND.sub("", "if params[-1].kind is not inspect.Parameter.VAR_KEYWORD:"))
+        assert _says_kind(line), line
+    assert not _says_kind("if params[-1].kind is not inspect.Parameter.VAR_KEYWORD:") and not _says_kind("a.dtype.kind == 'f'")
 
 
 class _Info(SessionInfo):

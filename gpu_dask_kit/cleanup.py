@@ -35,7 +35,7 @@ def shutdown_session(session_id: str, timeout: float = 10.0) -> None:
 def _shutdown_remote(record: registry.SessionRecord, timeout: float) -> None:
     # The scheduler of a cluster the kit started lives in the owner process: when that is gone, so is the
     # scheduler, and connecting would only wait for a timeout.
-    if record.scheduler_address and record.kind != "connect" and record.alive:
+    if record.scheduler_address and record.started_by != "connect" and record.alive:
         try:
             from distributed import Client
 
@@ -43,7 +43,7 @@ def _shutdown_remote(record: registry.SessionRecord, timeout: float) -> None:
                 client.shutdown()
         except Exception:
             pass  # the scheduler is gone already: end the recorded processes below
-    if record.kind == "connect":
+    if record.started_by == "connect":
         return  # the kit did not start that cluster: never stop somebody else's scheduler
     if record.slurm_job_name:
         from .deploy.slurm_session import cancel_session_jobs  # SLURM's commands, only for SLURM sessions

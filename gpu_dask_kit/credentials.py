@@ -77,7 +77,7 @@ def load(session_id: str, address: str) -> Any:
 def for_record(record: registry.SessionRecord) -> Any:
     """Client credentials for a session of this user, or None when it does not use TLS."""
     address = record.scheduler_address or ""
-    if not address.startswith("tls://") or record.kind == "connect":
+    if not address.startswith("tls://") or record.started_by == "connect":
         return None
     return load(record.id, address)
 
@@ -85,7 +85,7 @@ def for_record(record: registry.SessionRecord) -> Any:
 def for_address(address: str) -> Any:
     """Client credentials of this user's kit session whose scheduler is at ``address``, or None."""
     for record in registry.list_sessions():
-        if record.scheduler_address == address and record.kind != "connect":
+        if record.scheduler_address == address and record.started_by != "connect":
             return for_record(record)
     return None
 
@@ -95,7 +95,7 @@ def tls_session(text: str) -> registry.SessionRecord | None:
     or an error message): someone tried plain TCP on it."""
     for record in registry.list_sessions():
         address = record.scheduler_address or ""
-        if address.startswith("tls://") and record.kind != "connect" and "tcp://" + address.removeprefix("tls://") in text:
+        if address.startswith("tls://") and record.started_by != "connect" and "tcp://" + address.removeprefix("tls://") in text:
             return record
     return None
 

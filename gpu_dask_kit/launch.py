@@ -23,7 +23,7 @@ __all__ = ["start"]
 _CONFIG_KEYS = ("array.backend", "dataframe.backend")
 
 
-def start(opts: ClusterOptions, kind: str = "notebook", security: Any = None) -> tuple[Deployment, dict[str, Any]]:
+def start(opts: ClusterOptions, started_by: str = "notebook", security: Any = None) -> tuple[Deployment, dict[str, Any]]:
     """Start (or connect) through the options' target; return ``(deployment, previous dask config)``.
 
     Bad options raise :class:`OptionError` before anything starts; any other failure leaves nothing
@@ -37,7 +37,7 @@ def start(opts: ClusterOptions, kind: str = "notebook", security: Any = None) ->
     clients.clear_closed_scheduler()
     dask.config.set(link_config())  # the scheduler plugin formats the record's dashboard link with it
     try:
-        deployment: Deployment = module.start(opts, kind=kind, security=security, report=detect(opts.device) if name == "local" else None)
+        deployment: Deployment = module.start(opts, started_by=started_by, security=security, report=detect(opts.device) if name == "local" else None)
     except BaseException as exc:
         dask.config.set(previous)
         if name != "local" or isinstance(exc, (OptionError, KeyboardInterrupt)):

@@ -99,7 +99,7 @@ class SessionRecord:
     mode: str  # "gpu" | "cpu"
     n_workers: int
     options: dict[str, Any]
-    kind: str = "notebook"
+    started_by: str = "notebook"  # how the session was started: "notebook", "script", "labextension", "connect"...
     started: str = field(default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"))
     processes: list[dict[str, Any]] = field(default_factory=list)
     host: str = field(default_factory=socket.gethostname)
@@ -138,10 +138,11 @@ def new_record(
     mode: str,
     n_workers: int,
     options: dict[str, Any],
-    kind: str = "notebook",
+    started_by: str = "notebook",
     worker_pids: list[int] | None = None,
 ) -> SessionRecord:
-    """A record of a session owned by this process, not yet written (``mode`` is "gpu" | "cpu")."""
+    """A record of a session owned by this process, not yet written (``mode`` is "gpu" | "cpu"; ``started_by``
+    says how: "notebook", "script", "labextension", "connect"...)."""
     return SessionRecord(
         id=uuid.uuid4().hex,
         owner=process_identity(os.getpid()) or {"pid": os.getpid(), "create_time": 0.0},
@@ -150,7 +151,7 @@ def new_record(
         mode=mode,
         n_workers=n_workers,
         options=options,
-        kind=kind,
+        started_by=started_by,
         processes=[i for i in (process_identity(p) for p in worker_pids or []) if i],
     )
 
@@ -204,6 +205,8 @@ def _load(path: Path) -> SessionRecord | None:
         data = json.loads(path.read_text())
         if "backend" in data:  # a record written before the key was renamed to "mode"
             data.setdefault("mode", data.pop("backend"))
+        if "kind" in data:  # a record written before the key was renamed to "started_by"
+            data.setdefault("started_by", data.pop("kind"))
         record = SessionRecord(**data)
         validate_session_id(record.id)
         return record

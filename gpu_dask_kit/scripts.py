@@ -36,9 +36,9 @@ def add_cluster_args(parser: argparse.ArgumentParser, *, title: str = "cluster (
     group = parser.add_argument_group(title, "Unset flags use the gpu-dask-kit dask-config defaults.")
     for spec in OPTION_SPECS.values():
         help_text = spec.help().replace("%", "%%")
-        if spec.kind == "flag":
+        if spec.form == "flag":
             group.add_argument(*spec.flags, dest=spec.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-        elif spec.kind == "list":
+        elif spec.form == "list":
             group.add_argument(
                 *spec.flags,
                 dest=spec.name,
@@ -48,7 +48,7 @@ def add_cluster_args(parser: argparse.ArgumentParser, *, title: str = "cluster (
                 help=help_text + f" Repeat the flag for more; write {spec.flags[0]}=--x=y for a value starting with '-'.",
             )
         else:
-            metavar = "|".join(spec.choices) if spec.kind == "choice" else spec.name.upper().replace("_", "-") if spec.name.islower() else "LIST"
+            metavar = "|".join(spec.choices) if spec.form == "choice" else spec.name.upper().replace("_", "-") if spec.name.islower() else "LIST"
             group.add_argument(*spec.flags, dest=spec.name, default=None, metavar=metavar, help=help_text)
     return parser
 
@@ -63,7 +63,7 @@ def _number(text: Any) -> Any:
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The options the user actually gave on the command line (unset flags are left out)."""
     values = {name: getattr(args, name) for name in option_names() if getattr(args, name, None) is not None}
-    return {name: _number(value) if OPTION_SPECS[name].kind == "count" else value for name, value in values.items()}
+    return {name: _number(value) if OPTION_SPECS[name].form == "count" else value for name, value in values.items()}
 
 
 def start_cluster_from_args(args: argparse.Namespace, **overrides: Any):

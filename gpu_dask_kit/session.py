@@ -209,7 +209,7 @@ def start_cluster(*, verbose: bool = True, security: Any = None, asynchronous: b
 
 
 def start_cluster_with(
-    opts: ClusterOptions, *, verbose: bool = True, security: Any = None, kind: str = "notebook", asynchronous: bool = False
+    opts: ClusterOptions, *, verbose: bool = True, security: Any = None, started_by: str = "notebook", asynchronous: bool = False
 ) -> ClusterSession:
     """:func:`start_cluster` for an already-built :class:`ClusterOptions`: reuse or replace this process's
     session (:mod:`gpu_dask_kit.reuse`), else start one with :func:`start_session` and make it current."""
@@ -223,7 +223,7 @@ def start_cluster_with(
             if decision.reuse is not None:
                 return decision.reuse
             live.close_now()
-        session = start_session(opts, kind=kind, security=security)
+        session = start_session(opts, started_by=started_by, security=security)
         if live is not None:
             live.replaced_by = session
         state.set_current(session)
@@ -235,13 +235,13 @@ def start_cluster_with(
     return session
 
 
-def start_session(opts: ClusterOptions, *, kind: str, security: Any = None) -> ClusterSession:
+def start_session(opts: ClusterOptions, *, started_by: str, security: Any = None) -> ClusterSession:
     """The one path every entry point starts a cluster through (a notebook cell, a widget, a script,
     dask-labextension's "+ NEW"): the script guard, dask's config saved and set (restored on close), the
     instructor's ``deploy`` setting, CuPy through RMM, the kit's scheduler plugins. Reuses nothing and does not
     make the session this process's current one (:func:`start_cluster_with` does)."""
     guard.check_start(opts)
-    deployment, previous = _launch.start(opts, kind, security)
+    deployment, previous = _launch.start(opts, started_by, security)
     session = ClusterSession(
         opts,
         deployment.plan,

@@ -205,7 +205,7 @@ def test_connect_to_existing_scheduler_and_leave_it_running(external_cluster, by
     try:
         assert session.mode == "cpu" and session.cluster is None
         assert session.client.submit(lambda: 40 + 2).result() == 42
-        assert registry.list_sessions()[0].kind == "connect"
+        assert registry.list_sessions()[0].started_by == "connect"
     finally:
         session.close()
     assert all(p.poll() is None for p in procs), "closing a connected session must not stop somebody else's cluster"

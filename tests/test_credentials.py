@@ -34,7 +34,7 @@ def _side_session(**options):
     from gpu_dask_kit.options import ClusterOptions
     from gpu_dask_kit.session import start_session
 
-    return start_session(ClusterOptions.from_config(device="cpu", n_workers=1, memory_limit="1GiB", **options), kind="notebook")
+    return start_session(ClusterOptions.from_config(device="cpu", n_workers=1, memory_limit="1GiB", **options), started_by="notebook")
 
 
 def _connect_elsewhere(address: str, extra: str = "") -> tuple[subprocess.CompletedProcess, float]:
@@ -317,7 +317,7 @@ def test_the_plus_new_cluster_is_tls_with_private_credentials(no_new_processes):
     def check(cluster):
         assert cluster.scheduler_address.startswith("tls://")
         (record,) = [r for r in registry.list_sessions() if r.scheduler_address == cluster.scheduler_address]
-        assert record.kind == "labextension" and stat.S_IMODE(registry.credentials_dir(record.id).stat().st_mode) == 0o700
+        assert record.started_by == "labextension" and stat.S_IMODE(registry.credentials_dir(record.id).stat().st_mode) == 0o700
         ids.append(record.id)
         done, _ = _connect_elsewhere(cluster.scheduler_address.replace("tls://", "tcp://"))
         assert "ConnectError" in done.stderr and cluster.scheduler_address in done.stderr, done.stderr

@@ -18,8 +18,8 @@ from gpu_dask_kit.plan import WorkerSpec
 def test_every_deploy_choice_is_a_module_with_the_one_start_signature(name):
     start = target_module(name).start
     params = inspect.signature(start).parameters
-    assert next(iter(params)) == "options" and {"kind", "security", "report"} <= set(params)
-    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("kind", "security", "report"))
+    assert next(iter(params)) == "options" and {"started_by", "security", "report"} <= set(params)
+    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("started_by", "security", "report"))
 
 
 def test_scale_rule_is_carried_by_the_spec_not_planned_again():
@@ -38,7 +38,7 @@ def test_a_local_start_is_one_deployment_that_scales_and_closes(no_leaks, monkey
     deployment, previous = launch.start(options, "script")
     try:
         assert isinstance(deployment, Deployment) and deployment.target == "local" and deployment.mode == "cpu"
-        assert deployment.plan.spec.n_workers == 1 and deployment.record.kind == "script"
+        assert deployment.plan.spec.n_workers == 1 and deployment.record.started_by == "script"
         assert dask.config.get("array.backend") == "numpy"
         for name in ("detect", "make_plan"):
             monkeypatch.setattr(local, name, lambda *a, **k: pytest.fail("scale must not detect or plan again"))

@@ -19,7 +19,7 @@ def _record(runtime_dir):
 def test_factory_cluster_scaled_elsewhere_updates_its_record(no_leaks, runtime_dir):
     cluster = make_cluster(device="cpu", n_workers=1, threads_per_worker=1, memory_limit="1GiB")
     try:
-        assert _record(runtime_dir)["kind"] == "labextension" and len(_record(runtime_dir)["processes"]) == 1
+        assert _record(runtime_dir)["started_by"] == "labextension" and len(_record(runtime_dir)["processes"]) == 1
         cluster.scale(2)  # what dask-labextension's scale box calls
         deadline = time.monotonic() + 30
         while len(_record(runtime_dir)["processes"]) != 2:

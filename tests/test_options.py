@@ -18,8 +18,8 @@ def test_every_option_is_declared_once_and_is_a_field_with_the_specs_default():
         assert f.default == spec.default, f.name
         assert spec.doc.strip() and spec.accepted.strip(), f.name
         assert spec.normalise(spec.default) == spec.default, f"{f.name}: the default is not in normal form"
-        assert spec.kind in {"choice", "flag", "count", "list", "text"}, f.name
-        assert (spec.kind == "choice") == bool(spec.choices), f.name
+        assert spec.form in {"choice", "flag", "count", "list", "text"}, f.name
+        assert (spec.form == "choice") == bool(spec.choices), f.name
     assert ClusterOptions() == ClusterOptions(**{n: s.default for n, s in OPTION_SPECS.items()})
 
 

@@ -92,7 +92,7 @@ def test_prune_dead_removes_only_records_with_nothing_running(tmp_path, runtime_
     code = (
         "from gpu_dask_kit import registry\n"
         "print(registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, mode='cpu',"
-        " n_workers=0, options={}, kind='script').id)"
+        " n_workers=0, options={}, started_by='script').id)"
     )
     import subprocess
     import sys
@@ -141,12 +141,13 @@ def test_prune_dead_leaves_slurm_records_to_cleanup(runtime_dir):
     assert [r.id for r in registry.list_sessions()] == [record.id]
 
 
-def test_a_record_written_with_the_old_backend_key_loads_as_mode(runtime_dir):
-    rec = registry.register(scheduler_address=None, dashboard_link=None, mode="gpu", n_workers=1, options={})
+@pytest.mark.parametrize("old, new, value", [("backend", "mode", "gpu"), ("kind", "started_by", "script")])
+def test_a_record_written_with_an_old_key_loads_under_its_new_name(runtime_dir, old, new, value):
+    rec = registry.register(scheduler_address=None, dashboard_link=None, n_workers=1, options={}, **{"mode": "cpu", new: value})
     data = json.loads(rec.path.read_text())
-    assert data["mode"] == "gpu" and "backend" not in data
-    data["backend"] = data.pop("mode")  # as a kit version before the rename wrote it
+    assert data[new] == value and old not in data
+    data[old] = data.pop(new)  # as a kit version before the rename wrote it
     rec.path.write_text(json.dumps(data))
     loaded = registry.get_session(rec.id)
-    assert loaded.mode == "gpu" and loaded.to_dict()["mode"] == "gpu" and "backend" not in loaded.to_dict()
+    assert getattr(loaded, new) == value and loaded.to_dict()[new] == value and old not in loaded.to_dict()
     registry.unregister(rec.id)

@@ -82,9 +82,9 @@ def test_flags_are_derived_from_the_specs():
         assert tuple(action.option_strings[: len(spec.flags)]) == spec.flags and spec.flags[0] == "--" + name.replace("_", "-")
         assert action.default is None  # unset: the dask config decides
         assert spec.doc.replace("%", "%%") in action.help and spec.accepted.replace("%", "%%") in action.help
-        if spec.kind == "flag":
+        if spec.form == "flag":
             assert isinstance(action, argparse.BooleanOptionalAction), name
-        elif spec.kind == "list":
+        elif spec.form == "list":
             assert isinstance(action, argparse._AppendAction), name
         else:
             assert isinstance(action, argparse._StoreAction), name

@@ -800,7 +800,7 @@ def test_connect_to_a_tls_scheduler_with_security(tls_cluster, by, runtime_dir):
     try:
         assert session.scheduler_address == tls_cluster["address"] and session.scheduler_address.startswith("tls://")
         assert session.client.submit(lambda: 6 * 7).result(timeout=60) == 42
-        assert registry.list_sessions()[0].kind == "connect"
+        assert registry.list_sessions()[0].started_by == "connect"
     finally:
         session.close()
     assert all(p.poll() is None for p in tls_cluster["procs"]), "closing the connection must leave the cluster running"

@@ -249,7 +249,7 @@ async def test_session_lifecycle_with_a_real_cpu_cluster(jp_fetch, cpu_session):
     item = await wait_for(listed_with_memory)
     assert item, "the session (with memory totals) did not appear in GET sessions"
     assert item["alive"] is True and item["stale"] is False and item["mode"] == "cpu"
-    assert item["kind"] == "notebook" and item["in_server"] is False
+    assert item["started_by"] == "notebook" and item["in_server"] is False
     assert item["scheduler_address"] == cpu_session.scheduler_address
     assert item["memory"]["workers"] == 1 and item["memory"]["host_memory_used"] > 0
     # jupyter-server-proxy is not enabled in this test server: no proxied path
@@ -289,7 +289,7 @@ async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
     try:
         (sid,) = labext.in_server_ids()
         record = registry.get_session(sid)
-        assert record.kind == "labextension" and record.mode == "cpu"
+        assert record.started_by == "labextension" and record.mode == "cpu"
         pids = [p["pid"] for p in record.processes]
         assert pids
         code, model = await fetch_json(jp_fetch, "sessions")

@@ -53,7 +53,7 @@ def test_form_fields_come_from_option_docs_and_config():
         specs = {s.name: s for s in form.form_fields(ClusterOptions.from_config())}
     assert tuple(specs) == form.FORM_FIELDS
     assert specs["n_workers"].value == "3" and specs["memory_limit"].value == "2GiB"
-    assert specs["device"].kind == "choice" and specs["enable_cudf_spill"].kind == "flag"
+    assert specs["device"].widget == "choice" and specs["enable_cudf_spill"].widget == "flag"
     for name, spec in specs.items():
         assert OPTION_DOCS[name]["help"] in spec.tooltip and OPTION_DOCS[name]["accepted"] in spec.tooltip
     assert "GPU only" in specs["rmm_pool_size"].tooltip and "GPU only" not in specs["device"].tooltip
@@ -136,7 +136,7 @@ def test_monitor_model_cpu_has_the_cpu_mode_line_and_no_gpu_columns():
     assert not model.gpu and model.n_workers == 2 and model.totals["host_memory_used"] == 10 * GiB
     table = markup.monitor_table_html(model)
     assert "GPU memory" not in table and "Spilled to disk" in table
-    assert "data-worker='0' data-kind='host' data-level='warn'" in table and vm.COLOURS["warn"] in table
+    assert "data-worker='0' data-memory='host' data-level='warn'" in table and vm.COLOURS["warn"] in table
     assert "CPU mode: No NVIDIA driver was found." in markup.monitor_header_html(model)
 
 
@@ -148,7 +148,7 @@ def test_monitor_model_gpu_shows_every_column():
     table = markup.monitor_table_html(model)
     for column in ("Data on GPU", "Host memory", "Spilled to host", "Spilled to disk", "RMM in use", "RMM pool", "GPU total in use (all processes)"):
         assert column in table
-    assert "data-worker='1' data-kind='device' data-level='critical'" in table
+    assert "data-worker='1' data-memory='device' data-level='critical'" in table
     assert "8.00 GiB" in table and "GPU 1" in table and "21.50 GiB" in table  # pool; NVML's figure of worker 1
 
 
@@ -291,7 +291,7 @@ def test_monitor_refreshes_in_the_background_and_stops_on_close(no_leaks):
     session = gpu_dask_kit.start_cluster(device="cpu", n_workers=1, threads_per_worker=1, verbose=False)
     monitor = MemoryMonitor(session, interval=0.2)
     assert monitor.running and monitor.model is not None and monitor.model.n_workers == 1
-    assert monitor.header.value.count("CPU mode") == 1 and "data-kind='host'" in monitor.table.value
+    assert monitor.header.value.count("CPU mode") == 1 and "data-memory='host'" in monitor.table.value
     assert wait_until(lambda: monitor.ticks >= 4), monitor.last_error
     assert len(monitor.history) >= 4 and "<polyline" in monitor.chart.value
     thread = monitor._thread
@@ -337,10 +337,10 @@ def test_form_fields_are_derived_from_the_specs():
     from gpu_dask_kit.options import OPTION_SPECS
 
     assert form.FORM_FIELDS == tuple(n for n, s in OPTION_SPECS.items() if s.in_form)
-    assert form.CHOICES == {n: OPTION_SPECS[n].choices for n in form.FORM_FIELDS if OPTION_SPECS[n].kind == "choice"}
+    assert form.CHOICES == {n: OPTION_SPECS[n].choices for n in form.FORM_FIELDS if OPTION_SPECS[n].form == "choice"}
     assert {"device", "deploy", "protocol"} <= set(form.CHOICES) and "partition" in form.FORM_FIELDS
-    kinds = {s.name: s.kind for s in form.form_fields(ClusterOptions.from_config())}
-    assert kinds["enable_cudf_spill"] == "flag" and kinds["job_extra_directives"] == "lines" and kinds["walltime"] == "text"
+    widgets = {s.name: s.widget for s in form.form_fields(ClusterOptions.from_config())}
+    assert widgets["enable_cudf_spill"] == "flag" and widgets["job_extra_directives"] == "lines" and widgets["walltime"] == "text"
     specs = {s.name: s for s in form.form_fields(ClusterOptions.from_config())}
     assert specs["partition"].slurm_only and specs["rmm_pool_size"].gpu_only and not specs["n_workers"].gpu_only
     assert specs["partition"].placeholder == "the default partition" and specs["walltime"].value == "01:00:00"

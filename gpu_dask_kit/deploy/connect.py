@@ -127,7 +127,7 @@ def remote_mode_reason(client: Any) -> tuple[str, str]:
     return "cpu", f"CPU: the workers of the scheduler at {address} are plain dask workers (no dask-cuda plugins)."
 
 
-def start(options: ClusterOptions, *, kind: str = "connect", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+def start(options: ClusterOptions, *, started_by: str = "connect", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Connect, decide the workers' mode and dask's backends in this process, register the session (the deploy interface)."""
     client = connect(options, security)
     try:
@@ -141,7 +141,7 @@ def start(options: ClusterOptions, *, kind: str = "connect", security: Any = Non
             link = None
         n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
         record = registry.register(
-            scheduler_address=client.scheduler.address, dashboard_link=link, mode=mode, n_workers=n_workers, options=options.to_dict(), kind="connect"
+            scheduler_address=client.scheduler.address, dashboard_link=link, mode=mode, n_workers=n_workers, options=options.to_dict(), started_by="connect"
         )
     except BaseException:
         client.close()  # only the client: the cluster is not the kit's

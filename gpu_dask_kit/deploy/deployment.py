@@ -2,7 +2,7 @@
 dask-jobqueue's ``JobQueueCluster`` + ``job_cls``): the cluster, its client, the scale rule, the record.
 
 A target is a module ``gpu_dask_kit.deploy.<name>`` with
-``start(options, *, kind, security, report) -> Deployment``; :func:`target_module` finds it, so adding a
+``start(options, *, started_by, security, report) -> Deployment``; :func:`target_module` finds it, so adding a
 target (e.g. dask-gateway) is one new module plus its option entries (the ``deploy`` choices).
 """
 

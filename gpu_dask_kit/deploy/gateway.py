@@ -128,7 +128,7 @@ def _scale(cluster: Any, n_workers: int) -> None:
         raise OptionError("n_workers", n_workers, f"a number of workers this gateway allows ({limits[0]})", "ask for fewer workers, or ask the admin")
 
 
-def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+def start(options: ClusterOptions, *, started_by: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Reconnect to the user's running cluster with these options, or start one; scale; decide the mode (the deploy interface)."""
     check_options(options, security)
     gateway = open_gateway(options)
@@ -145,10 +145,10 @@ def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = No
             cluster = KitGatewayCluster(cluster_options=wanted, shutdown_on_close=True, **where)
     except (GatewayClusterError, ValueError) as exc:
         raise ClusterStartError(f"The Dask Gateway at {gateway.address} did not start the cluster: {exc}. Ask the admin for its log.") from exc
-    return _attach(cluster, options, kind, report, notes, created=not running)
+    return _attach(cluster, options, started_by, report, notes, created=not running)
 
 
-def _attach(cluster: Any, options: ClusterOptions, kind: str, report: EnvironmentReport | None, notes: list[str], created: bool) -> Deployment:
+def _attach(cluster: Any, options: ClusterOptions, started_by: str, report: EnvironmentReport | None, notes: list[str], created: bool) -> Deployment:
     client = None
     try:
         client = cluster.kit_client = cluster.get_client(set_as_default=True)
@@ -174,7 +174,7 @@ def _attach(cluster: Any, options: ClusterOptions, kind: str, report: Environmen
             mode=mode,
             n_workers=n_workers,
             options=options.to_dict(),
-            kind=kind,
+            started_by=started_by,
         )
     except BaseException:
         if client is not None:

@@ -31,16 +31,16 @@ _ADMIN = "the gateway's admin sets how its workers start (ClusterConfig.worker_c
 def _auth(options: ClusterOptions) -> Any:
     """dask-gateway's auth for ``gateway_auth`` (None: dask-gateway's config ``gateway.auth``)."""
     token = os.environ.get("JUPYTERHUB_API_TOKEN")
-    kind = options.gateway_auth
-    if kind == "auto":
+    auth = options.gateway_auth
+    if auth == "auto":
         return JupyterHubAuth(api_token=token) if token else None
-    if kind == "jupyterhub":
+    if auth == "jupyterhub":
         if not token:
             raise OptionError(
-                "gateway_auth", kind, "'jupyterhub' inside a JupyterHub server (it sets JUPYTERHUB_API_TOKEN)", "outside a hub use 'basic' or 'kerberos'"
+                "gateway_auth", auth, "'jupyterhub' inside a JupyterHub server (it sets JUPYTERHUB_API_TOKEN)", "outside a hub use 'basic' or 'kerberos'"
             )
         return JupyterHubAuth(api_token=token)
-    return kind  # "basic" | "kerberos": dask-gateway builds it with its config's gateway.auth.kwargs
+    return auth  # "basic" | "kerberos": dask-gateway builds it with its config's gateway.auth.kwargs
 
 
 def open_gateway(options: ClusterOptions) -> Gateway:

@@ -83,9 +83,9 @@ def cluster_kwargs(plan: ClusterPlan, options: ClusterOptions) -> dict[str, Any]
     return kwargs
 
 
-def new_record(options: ClusterOptions, plan: ClusterPlan, kind: str) -> registry.SessionRecord:
+def new_record(options: ClusterOptions, plan: ClusterPlan, started_by: str) -> registry.SessionRecord:
     """The (unwritten) record the scheduler plugin writes when the scheduler starts."""
-    return registry.new_record(scheduler_address=None, dashboard_link=None, mode=plan.mode, n_workers=0, options=options.to_dict(), kind=kind)
+    return registry.new_record(scheduler_address=None, dashboard_link=None, mode=plan.mode, n_workers=0, options=options.to_dict(), started_by=started_by)
 
 
 def session_security(options: ClusterOptions, record: registry.SessionRecord, security: Any = None) -> Any:
@@ -123,12 +123,12 @@ def build_cluster(
     return LocalCluster(**kwargs)
 
 
-def start(options: ClusterOptions, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
+def start(options: ClusterOptions, *, started_by: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Plan, start the cluster and its client, wait for the spec's workers (the deploy interface)."""
     from distributed import Client  # distributed's client: imported only when a cluster starts
 
     plan = make_plan(options, report or detect(options.device))  # raises OptionError before anything starts
-    record = new_record(options, plan, kind)
+    record = new_record(options, plan, started_by)
     cluster = client = None
     try:
         cluster = build_cluster(options, plan, record=record, security=session_security(options, record, security))

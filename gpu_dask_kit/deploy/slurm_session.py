@@ -102,7 +102,7 @@ def prune_stale() -> list[str]:
     return removed
 
 
-def start(options: Any, *, kind: str = "notebook", security: Any = None, report: EnvironmentReport | None = None, on_wait: Any = None) -> Deployment:
+def start(options: Any, *, started_by: str = "notebook", security: Any = None, report: EnvironmentReport | None = None, on_wait: Any = None) -> Deployment:
     """Check, submit, wait for the workers, connect (the deploy interface).
 
     Raises :class:`OptionError` before any job is submitted for bad options; on any later failure every job is
@@ -117,7 +117,7 @@ def start(options: Any, *, kind: str = "notebook", security: Any = None, report:
         )
     registry.prune_dead()
     prune_stale()
-    record = registry.new_record(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options=options.to_dict(), kind=kind)
+    record = registry.new_record(scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=0, options=options.to_dict(), started_by=started_by)
     if options.security:  # the jobs read the files (their folder is the user's only); see credentials.file_security
         credentials.create(record.id)
         security = credentials.file_security(record.id)

@@ -4,7 +4,7 @@ dask-labextension 7 starts clusters with ``await Factory(*args, **kwargs, asynch
 ``Factory`` is ``labextension.factory.module`` / ``.class`` from dask.config. The server extension
 ships ``server/dask-labextension.yaml`` naming :func:`make_cluster`, so "+ NEW" builds the kit's
 cluster (GPU with RMM/CuPy when there is one, CPU otherwise). Its scheduler carries the kit's
-:class:`~gpu_dask_kit.plugins.SessionRecordPlugin`, which records it (``kind="labextension"``), follows
+:class:`~gpu_dask_kit.plugins.SessionRecordPlugin`, which records it (``started_by="labextension"``), follows
 scaling from the Dask pane and removes the record when the cluster closes, whoever closes it.
 
 A synchronous call starts through the session's one path (:func:`gpu_dask_kit.session.start_session`: the
@@ -53,7 +53,7 @@ def make_cluster(*args: Any, asynchronous: bool = False, **kwargs: Any) -> Any:
     options = ClusterOptions.from_config(**kwargs)  # raises OptionError before anything starts
     if asynchronous:
         return _start_async(options)
-    session = start_session(options, kind="labextension")
+    session = start_session(options, started_by="labextension")
     _clusters[session.id or ""] = session.cluster
     _sessions[session.id or ""] = session
     return session.cluster

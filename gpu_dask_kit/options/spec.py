@@ -33,7 +33,7 @@ class OptionSpec:
     ``slurm_only``: an option of the batch schedulers (every deploy in :data:`BATCH_DEPLOYS`; the name is
     older than PBS/SGE/LSF; a scheduler that cannot take one refuses it when the plan is made).
 
-    ``kind`` is the value's form for the CLI and the widget: "choice" (``choices``), "flag" (a switch),
+    ``form`` is the value's form for the CLI and the widget: "choice" (``choices``), "flag" (a switch),
     "count" (a whole number), "list" (repeatable) or "text". ``in_form``: the widget's form shows it.
     """
 
@@ -43,7 +43,7 @@ class OptionSpec:
     annotation: Any
     doc: str
     accepted: str = ""
-    kind: str = "text"
+    form: str = "text"
     choices: tuple[str, ...] = ()
     unit: str = ""
     per_worker: bool = False
@@ -52,7 +52,7 @@ class OptionSpec:
     in_form: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind == "choice" and not self.accepted:  # the accepted text of a choice is its choices
+        if self.form == "choice" and not self.accepted:  # the accepted text of a choice is its choices
             quoted = [f'"{c}"' for c in self.choices]
             object.__setattr__(self, "accepted", ", ".join(quoted[:-1]) + " or " + quoted[-1])
 
@@ -86,11 +86,11 @@ _Spec = OptionSpec
 # fmt: off
 OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     _Spec("device", v.choice, "auto", str, "Which cluster to start: 'gpu' (LocalCUDACluster), 'cpu' (LocalCluster) or 'auto' (GPU when one is usable).",
-          kind="choice", choices=("auto", "gpu", "cpu"), in_form=True),
+          form="choice", choices=("auto", "gpu", "cpu"), in_form=True),
     _Spec("n_workers", v.count, None, int | None, "Number of worker processes. Default: one per visible GPU, or min(4, cores) on CPU.",
-          _COUNT, kind="count", in_form=True),
+          _COUNT, form="count", in_form=True),
     _Spec("threads_per_worker", v.count, None, int | None, "Threads in each worker. Default: 1 on GPU, cores / workers on CPU.",
-          _COUNT, kind="count", per_worker=True, in_form=True),
+          _COUNT, form="count", per_worker=True, in_form=True),
     _Spec("memory_limit", v.host_memory, "auto", Size | None, "Host memory each worker may use before it spills to disk and, past it, is restarted.",
           f'"auto", {_SIZE} of the machine\'s memory, or None for no limit', unit="bytes", per_worker=True, in_form=True),
     _Spec("device_memory_limit", v.optional_size, 0.8, Size | None, "GPU memory each worker may fill before it spills to host memory.",
@@ -104,15 +104,15 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           "RMM's asynchronous allocator (cudaMallocAsync). None (auto): on a GPU it is used unless rmm_pool_size is set, because it "
           "needs no sizing and gives freed memory back to the GPU (above 10% of it, at each synchronisation); a pool (rmm_pool_size) is faster for many small "
           "allocations. Never both: True together with rmm_pool_size is an error.",
-          "True or False, or None for auto", kind="flag", gpu_only=True),
+          "True or False, or None for auto", form="flag", gpu_only=True),
     _Spec("rmm_managed_memory", v.flag, False, bool, "Use CUDA managed (unified) memory, which can oversubscribe the GPU. Slower; for teaching only.",
-          "True or False", kind="flag", gpu_only=True),
+          "True or False", form="flag", gpu_only=True),
     _Spec("enable_cudf_spill", v.flag, False, bool, "Let cuDF spill its own buffers to host memory (cuDF's built-in spilling).",
-          "True or False", kind="flag", gpu_only=True, in_form=True),
+          "True or False", form="flag", gpu_only=True, in_form=True),
     _Spec("CUDA_VISIBLE_DEVICES", v.devices, None, str | list[int] | None, "Which GPUs get a worker, by index or UUID, in order.",
           'a comma-separated list such as "0,1", or None for every GPU', gpu_only=True),
     _Spec("protocol", v.choice, "tcp", str, "Network protocol between scheduler and workers. 'ucx' needs distributed-ucxx.",
-          kind="choice", choices=("tcp", "ucx"), in_form=True),
+          form="choice", choices=("tcp", "ucx"), in_form=True),
     _Spec("local_directory", v.writable_folder, None, str | None, "Folder for the workers' spill files and scratch space.",
           "a path to a writable folder, or None for the system temp folder"),
     _Spec("dashboard_address", v.dashboard, "127.0.0.1:0", str | None, "Where the dashboard listens. ':0' picks a free port (no 'port 8787 in use').",
@@ -129,14 +129,14 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           'an IP address or host name such as "127.0.0.1"'),
     _Spec("security", v.flag, True, bool, "TLS with a certificate of the session's own (in your registry folder, readable by you only), so no "
           "other account of the machine can connect. False: plain TCP, which every account that can reach the scheduler can use.",
-          "True or False (or a distributed Security object passed to start_cluster)", kind="flag"),
+          "True or False (or a distributed Security object passed to start_cluster)", form="flag"),
     _Spec("start_timeout", v.seconds, 120.0, float,
           "Seconds to wait for the workers of a new cluster (any deploy; on SLURM this includes the jobs' time in the queue).",
           "a number of seconds > 0", unit="seconds"),
     _Spec("deploy", v.choice, "local", str, "Where the workers run: 'local' (processes on this machine), 'slurm', 'pbs', 'sge' or 'lsf' "
           "(batch jobs of that scheduler, through dask-jobqueue) or 'gateway' (a Dask Gateway's cluster, e.g. on a JupyterHub). To use "
           "a scheduler that is already running, pass scheduler_address or scheduler_file instead.",
-          kind="choice", choices=("local", *BATCH_DEPLOYS, "gateway"), in_form=True),
+          form="choice", choices=("local", *BATCH_DEPLOYS, "gateway"), in_form=True),
     _Spec("partition", sv.identifier, None, str | None, "Partition (SLURM) or queue (PBS, SGE, LSF) the worker jobs are submitted to.",
           "a name as `sinfo`, `qstat -Q`, `qconf -sql` or `bqueues` lists it, or None for the default partition", slurm_only=True, in_form=True),
     _Spec("account", sv.identifier, None, str | None, "Account (SLURM -A, PBS -A) or project (SGE -P, LSF -P) the worker jobs are charged to.",
@@ -146,17 +146,17 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           'a SLURM time as text: "MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS"', slurm_only=True, in_form=True),
     _Spec("job_cores", v.count, None, int | None, "CPU cores each worker job asks for (SLURM --cpus-per-task, PBS ncpus, LSF -n; "
           "not SGE: use a parallel environment in job_extra_directives). Default: the worker's threads.",
-          "a whole number >= 1, or None for the default", kind="count", unit="cores", slurm_only=True, in_form=True),
+          "a whole number >= 1, or None for the default", form="count", unit="cores", slurm_only=True, in_form=True),
     _Spec("job_memory", sv.job_memory, None, Size | None, "Memory each worker job asks for (SLURM --mem, PBS mem, LSF -M; not SGE: "
           "use your site's complex in job_extra_directives). Default: from memory_limit.",
           'a size with a unit such as "16GiB" (at least 1MiB), or None for the default', unit="bytes", slurm_only=True, in_form=True),
     _Spec("gpus_per_job", v.count, None, int | None, "GPUs each worker job asks for (SLURM --gres=gpu:N, PBS ngpus=N, SGE -l "
           "gpu=N with the complex named by the config key gpu-dask-kit.sge-gpu-complex, LSF -gpu \"num=N\"). Default: one per GPU worker.",
-          "a whole number >= 1, or None for the default", kind="count", gpu_only=True, slurm_only=True, in_form=True),
+          "a whole number >= 1, or None for the default", form="count", gpu_only=True, slurm_only=True, in_form=True),
     _Spec("job_extra_directives", sv.directives, (), list[str] | str,
           'Extra options for every worker job, as the submit command takes them, e.g. ["--qos=debug"] (sbatch), ["-l place=scatter"] (qsub).',
           "a list of sbatch options (qsub or bsub options for PBS, SGE, LSF), or one, each without '#SBATCH'/'#PBS'/'#$'/'#BSUB' and line breaks",
-          kind="list", slurm_only=True, in_form=True),
+          form="list", slurm_only=True, in_form=True),
     _Spec("interface", sv.interface, None, str | None, "Network interface the workers use to reach the scheduler, e.g. 'ib0' for InfiniBand.",
           'an interface name such as "ib0" or "eth0", or None for the default route', slurm_only=True),
     # -- Dask Gateway (deploy="gateway"): gpu_dask_kit/deploy/gateway.py --
@@ -166,7 +166,7 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     _Spec("gateway_auth", v.choice, "auto", str,
           "How to log in to the Dask Gateway: 'jupyterhub' (the hub's JUPYTERHUB_API_TOKEN), 'basic' or 'kerberos' (user name and password "
           "or ticket from dask-gateway's config `gateway.auth.kwargs`), or 'auto' (the hub's token inside a hub, else dask-gateway's config).",
-          kind="choice", choices=("auto", "jupyterhub", "basic", "kerberos")),
+          form="choice", choices=("auto", "jupyterhub", "basic", "kerberos")),
     _Spec("gateway_cluster_options", gv.gateway_cluster_options, (), dict[str, Any] | tuple[tuple[str, Any], ...],
           "Extra cluster options for the Dask Gateway, by the gateway's names (e.g. image, worker GPUs); threads_per_worker and "
           "memory_limit map to its worker_cores and worker_memory. An option the gateway does not offer is an error.",
@@ -174,10 +174,10 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
     # -- Sharing one multi-GPU machine between users (an instructor's dask config): gpu_dask_kit/gpu_plan.py --
     _Spec("gpus_per_user", v.count, None, int | None,
           "GPUs each user's cluster takes on a shared multi-GPU machine (an instructor's setting); None: every visible GPU, "
-          "with a warning when other processes use them.", _COUNT, kind="count", gpu_only=True),
+          "with a warning when other processes use them.", _COUNT, form="count", gpu_only=True),
     _Spec("gpu_assignment", v.choice, "least-loaded", str,
           "How gpus_per_user picks the GPUs: 'least-loaded' (least memory held by other processes, as NVML tells) or 'by-user' "
-          "(a stable rule from the user name, the same GPUs every time).", kind="choice", choices=("least-loaded", "by-user"), gpu_only=True),
+          "(a stable rule from the user name, the same GPUs every time).", form="choice", choices=("least-loaded", "by-user"), gpu_only=True),
 )}
 # fmt: on
 

@@ -111,7 +111,8 @@ export interface ISessionModel {
   scheduler_address: string | null;
   dashboard_link: string | null;
   started: string;
-  kind: string;
+  /** How the session was started: "notebook", "script", "labextension", "connect"... */
+  started_by: string;
   options: { [key: string]: unknown };
   /** Identities of the recorded worker processes. */
   processes: { pid: number; create_time: number; [key: string]: unknown }[];

@@ -166,7 +166,7 @@ function sessionButtons(session: ISessionModel, actions: ISessionActions): HTMLE
   );
   stop.disabled = stopping;
   stop.title =
-    session.kind === 'connect'
+    session.started_by === 'connect'
       ? "Forget this connection (the scheduler is not the kit's to stop)"
       : session.slurm_job_name
         ? 'Stop this cluster and cancel its SLURM jobs'
@@ -183,12 +183,14 @@ function sessionRow(
 ): HTMLElement {
   const row = el('li', 'gdk-session');
   row.dataset.sessionId = session.id;
-  row.dataset.kind = session.kind;
+  row.dataset.startedBy = session.started_by;
   const head = el('div', 'gdk-session-head');
   const workers = session.memory ? session.memory.workers : session.n_workers;
   const title = `${session.mode.toUpperCase()} · ${workers} worker${workers === 1 ? '' : 's'}`;
   head.appendChild(el('span', 'gdk-session-title', title));
-  head.appendChild(el('span', `gdk-kind gdk-kind-${session.kind}`, session.kind));
+  head.appendChild(
+    el('span', `gdk-started-by gdk-started-by-${session.started_by}`, session.started_by)
+  );
   if (session.stale) {
     const badge = el('span', 'gdk-stale', 'stale');
     badge.title =

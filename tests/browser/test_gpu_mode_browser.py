@@ -85,7 +85,7 @@ def test_controls_monitor_and_sidebar_in_gpu_mode(lab_page, lab_server):
 
         # MemoryMonitor: one row per GPU worker, each with a device bar from the workers' NVML metrics
         page.wait_for_function("() => document.querySelectorAll('tr.gdkw-worker').length === 2", timeout=30_000)
-        page.wait_for_function("() => document.querySelectorAll(\".gdkw-bar[data-kind='device']\").length === 2", timeout=30_000)
+        page.wait_for_function("() => document.querySelectorAll(\".gdkw-bar[data-memory='device']\").length === 2", timeout=30_000)
         rows = page.locator("tr.gdkw-worker").all_inner_texts()
         assert all("GiB" in r for r in rows), rows
         pids = [int(p) for p in page.locator("tr.gdkw-worker").evaluate_all("rows => rows.map(r => r.dataset.pid)")]

@@ -34,10 +34,10 @@ def session_row(page, session_id: str):
     return page.locator(f"{SIDEBAR} li.gdk-session[data-session-id='{session_id}']")
 
 
-def registry_ids(server, kind: str | None = None) -> list[str]:
+def registry_ids(server, started_by: str | None = None) -> list[str]:
     status, model = server.api("gpu-dask-kit/api/sessions")
     assert status == 200, model
-    return [s["id"] for s in model["sessions"] if kind is None or s["kind"] == kind]
+    return [s["id"] for s in model["sessions"] if started_by is None or s["started_by"] == started_by]
 
 
 def wait_until(predicate, timeout=15.0, interval=0.2):
@@ -152,7 +152,7 @@ def test_stale_session_is_marked_and_can_be_removed(lab_page, lab_server):
     code = (
         "from gpu_dask_kit import registry\n"
         "r = registry.register(scheduler_address='tcp://127.0.0.1:9', dashboard_link=None, mode='cpu',"
-        " n_workers=1, options={}, kind='script')\nprint(r.id)"
+        " n_workers=1, options={}, started_by='script')\nprint(r.id)"
     )
     sid = subprocess.run([sys.executable, "-c", code], env=lab_server.env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     show_sidebar(lab_page)
@@ -184,7 +184,7 @@ def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
     new = lab_page.locator("#dask-dashboard-launcher [data-command='dask:launch-cluster']").first
     new.wait_for(timeout=15_000)
     new.click()
-    ids = wait_until(lambda: set(registry_ids(lab_server, kind="labextension")) - before, timeout=60)
+    ids = wait_until(lambda: set(registry_ids(lab_server, started_by="labextension")) - before, timeout=60)
     assert ids, "dask-labextension's + NEW did not create a kit (labextension) session"
     (sid,) = ids
     path = lab_server.runtime_dir / f"session-{sid}.json"

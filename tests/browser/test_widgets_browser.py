@@ -54,8 +54,8 @@ def cell(page, index: int):
     return page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(index)
 
 
-def field(page, kind: str, name: str):
-    return page.locator(f".widget-{kind}:has(label:has-text('{name}'))").first
+def field(page, widget: str, name: str):
+    return page.locator(f".widget-{widget}:has(label:has-text('{name}'))").first
 
 
 def records(server) -> list[dict]:
@@ -138,10 +138,10 @@ def test_controls_and_monitor_in_jupyterlab(notebook_page, lab_server):
     output = cell(page, 0).locator(".jp-OutputArea-output").first.inner_text()
     assert output.count("CPU mode") == 1, output  # said once: in the status line, not again in the monitor
     assert "CPU mode" in page.locator(f"{STATUS} .gdkw-reason").inner_text()
-    meter = page.locator(".gdkw-bar[data-kind='host'][role='meter']").first
+    meter = page.locator(".gdkw-bar[data-memory='host'][role='meter']").first
     assert meter.get_attribute("aria-label").endswith("host memory") and 0 <= int(meter.get_attribute("aria-valuenow")) <= 100
     assert "MiB" in page.locator("tr.gdkw-worker").first.inner_text()
-    assert page.locator(".gdkw-bar[data-kind='host']").count() == 2
+    assert page.locator(".gdkw-bar[data-memory='host']").count() == 2
     page.wait_for_function("() => Number(document.querySelector('polyline[data-series=host_memory_used]')?.dataset.points) >= 2", timeout=15_000)
     check_theme_colours(page)
 
@@ -260,7 +260,7 @@ def test_gpu_monitor_markup_with_fake_numbers(browser):
     try:
         page.set_content(f"<html><body style='font-family:sans-serif'>{body}</body></html>")
         fills = page.locator(".gdkw-bar").evaluate_all(
-            "bars => bars.map(b => [b.dataset.worker, b.dataset.kind, b.dataset.level,"
+            "bars => bars.map(b => [b.dataset.worker, b.dataset.memory, b.dataset.level,"
             " getComputedStyle(b.querySelector('.gdkw-fill')).backgroundColor, b.querySelector('.gdkw-fill').offsetWidth])"
         )
         save_screenshot(page, "widgets-gpu-fake-numbers")

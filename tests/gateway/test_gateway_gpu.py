@@ -41,7 +41,9 @@ def test_dask_cuda_workers_of_a_gateway_are_gpu_mode_and_close_leaves_nothing(gp
             assert session.client.submit(sum, [1, 2, 3]).result() == 6
             pids = cluster_pids(gpu_gateway)
             with as_user("heidi"):  # a second user gets their own GPU cluster and sees only it
-                with start_session(ClusterOptions.from_config(deploy="gateway", gateway_address=gpu_gateway.address, n_workers=1), kind="script") as other:
+                with start_session(
+                    ClusterOptions.from_config(deploy="gateway", gateway_address=gpu_gateway.address, n_workers=1), started_by="script"
+                ) as other:
                     assert other.mode == "gpu" and other.client.scheduler.address != session.client.scheduler.address
                     assert [c.scheduler_address for c in Gateway(gpu_gateway.address, auth=BasicAuth("heidi", PASSWORD)).list_clusters()] == [
                         other.client.scheduler.address

@@ -33,11 +33,11 @@ def _field(spec: FieldSpec) -> widgets.Widget:
     # carries it too (as its title); the label's text is the option's name.
     label = f"<span title='{html.escape(spec.tooltip, quote=True)}'>{spec.name}</span>"
     common = dict(description=label, description_allow_html=True, tooltip=spec.tooltip, style=_LABEL, layout=widgets.Layout(width="360px"))
-    if spec.kind == "choice":
+    if spec.widget == "choice":
         return widgets.Dropdown(options=list(spec.choices), value=spec.value, **common)
-    if spec.kind == "flag":
+    if spec.widget == "flag":
         return widgets.Checkbox(value=spec.value, indent=True, **common)
-    if spec.kind == "lines":
+    if spec.widget == "lines":
         return widgets.Textarea(value=spec.value, placeholder="one per line", continuous_update=True, rows=2, **common)
     return widgets.Text(value=spec.value, placeholder=spec.placeholder, continuous_update=True, **common)
 

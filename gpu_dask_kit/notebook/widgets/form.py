@@ -1,6 +1,6 @@
 """View-model of the controls' form, derived from the option specs. Plain data: no ipywidgets, no cluster.
 
-Which options the form shows (``in_form``), as what (``kind``: drop-down, checkbox, text, lines), with
+Which options the form shows (``in_form``), as what (``widget``: drop-down, checkbox, text, lines), with
 which tooltip (the spec's help) and placeholder all come from :data:`gpu_dask_kit.options.OPTION_SPECS`.
 GPU-only fields are shown in GPU mode only, SLURM-only fields only when deploy="slurm" is chosen.
 """
@@ -31,16 +31,16 @@ __all__ = [
 #: The knobs the control form shows, in spec order; each label is the option's own name.
 FORM_FIELDS: tuple[str, ...] = tuple(name for name, spec in OPTION_SPECS.items() if spec.in_form)
 #: Options shown as a drop-down, with their choices (every one accepted by ClusterOptions).
-CHOICES: dict[str, tuple[str, ...]] = {name: OPTION_SPECS[name].choices for name in FORM_FIELDS if OPTION_SPECS[name].kind == "choice"}
+CHOICES: dict[str, tuple[str, ...]] = {name: OPTION_SPECS[name].choices for name in FORM_FIELDS if OPTION_SPECS[name].form == "choice"}
 _WIDGET = {"choice": "choice", "flag": "flag", "list": "lines"}  # anything else: a one-line text box
 
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One form field: ``kind`` is "choice" (drop-down), "flag" (checkbox), "lines" (one item a line) or "text"."""
+    """One form field: ``widget`` is "choice" (drop-down), "flag" (checkbox), "lines" (one item a line) or "text"."""
 
     name: str
-    kind: str
+    widget: str
     value: Any
     choices: tuple[str, ...]
     tooltip: str
@@ -88,9 +88,9 @@ def field_value(name: str, value: Any) -> Any:
     '--qos=debug\\n--exclusive'
     """
     spec = OPTION_SPECS[name]
-    if spec.kind == "flag":
+    if spec.form == "flag":
         return bool(value)
-    if spec.kind == "list":
+    if spec.form == "list":
         return "\n".join(value or ())
     if value is None:
         return "off" if spec.default is not None else ""  # a default turned off, or no value at all
@@ -104,7 +104,7 @@ def form_fields(options: ClusterOptions) -> list[FieldSpec]:
     return [
         FieldSpec(
             name,
-            _WIDGET.get(OPTION_SPECS[name].kind, "text"),
+            _WIDGET.get(OPTION_SPECS[name].form, "text"),
             field_value(name, getattr(options, name)),
             CHOICES.get(name, ()),
             tooltip(name),
@@ -130,7 +130,7 @@ def visible_fields(device: str, deploy: str, gpu_available: bool) -> tuple[str, 
 
 
 def _raw(name: str, value: Any) -> Any:
-    if isinstance(value, str) and OPTION_SPECS[name].kind == "list":
+    if isinstance(value, str) and OPTION_SPECS[name].form == "list":
         return [line.strip() for line in value.splitlines() if line.strip()]
     return None if isinstance(value, str) and not value.strip() else value
 

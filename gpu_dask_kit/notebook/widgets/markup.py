@@ -4,7 +4,7 @@ The monitor draws its bars and its time series itself, as HTML/SVG inside ``ipyw
 needs no JavaScript of its own (no bokeh ``output_notebook``/``push_notebook`` comm, which breaks when
 JupyterLab reloads the page or the output is re-rendered), lives in the widget state (so a reloaded page
 shows the latest values), and updates with one small message per refresh from any thread.
-Elements carry ``data-*`` attributes (worker, kind, level) that the browser tests query.
+Elements carry ``data-*`` attributes (worker, memory, level) that the browser tests query.
 
 Colours are JupyterLab's theme variables (``--jp-layout-color*``, ``--jp-ui-font-color*``, ...), each with a
 light fallback for pages outside JupyterLab, so the widgets follow the light and the dark theme. Bars
@@ -77,7 +77,7 @@ def error_html(message: str | None) -> str:
 
 def _aria(bar: Bar, worker: str) -> str:
     """A meter for assistive technology: percent of the bar's scale, with the label as its text."""
-    what = f"worker {worker} {'GPU' if bar.kind == 'device' else 'host'} memory"
+    what = f"worker {worker} {'GPU' if bar.memory == 'device' else 'host'} memory"
     if bar.fraction is None:  # no limit known: nothing to be a fraction of
         return f"role='img' aria-label='{_esc(what)}: {_esc(bar.label)}'"
     return (
@@ -92,7 +92,7 @@ def _bar(bar: Bar | None, worker: str) -> str:
     width = 0.0 if bar.fraction is None else bar.fraction * 100
     mark = f"<div class='gdkw-mark' style='left:{bar.limit_fraction * 100:.1f}%'></div>" if bar.limit_fraction is not None else ""
     return (
-        f"<td><div class='gdkw-bar' data-worker='{_esc(worker)}' data-kind='{bar.kind}' data-level='{bar.level}' "
+        f"<td><div class='gdkw-bar' data-worker='{_esc(worker)}' data-memory='{bar.memory}' data-level='{bar.level}' "
         f"data-used='{bar.used}' title='{_esc(bar.label)}' {_aria(bar, worker)}><div class='gdkw-fill' style='width:{width:.1f}%;"
         f"background:{bar.colour}'></div>{mark}</div> <span class='gdkw-num' aria-hidden='true'>{_esc(bar.label)}</span></td>"
     )
@@ -104,7 +104,7 @@ def _bytes(value: int | None) -> str:
 
 def monitor_header_html(model: MonitorModel | None, *, note: str = "", compact: bool = False) -> str:
     """Title, worker count, time of the snapshot, and the one-line CPU-mode notice. ``compact`` (under the
-    controls, whose status line already says the kind of cluster, its workers and why): title and time only."""
+    controls, whose status line already says which cluster, its workers and why): title and time only."""
     if model is None:
         return f"<div class='gdkw-monitor-head' data-state='idle' style='{_TEXT}'><b>Memory</b> &middot; {_esc(note or 'no cluster running')}</div>"
     when = time.strftime("%H:%M:%S", time.localtime(model.time))

@@ -47,7 +47,7 @@ class MemoryMonitor(widgets.VBox):
         if not interval > 0:
             raise ValueError(f"interval={interval!r} is not accepted: expected a number of seconds > 0, such as 1.0.")
         self.interval = float(interval)
-        self.compact = compact  # under the controls: their status line says the cluster's kind, workers and why
+        self.compact = compact  # under the controls: their status line says which cluster, its workers and why
         self.history = History(window)
         self.model: MonitorModel | None = None
         self.ticks = 0

@@ -63,10 +63,11 @@ def level(fraction: float | None) -> str:
 
 @dataclass(frozen=True)
 class Bar:
-    """One memory bar. ``fraction`` is the filled width (of ``scale``), ``limit_fraction`` where the
-    limit mark sits (GPU: the spill threshold), ``level``/``colour`` how close ``used`` is to the limit."""
+    """One memory bar: ``memory`` is "device" (GPU) or "host". ``fraction`` is the filled width (of ``scale``),
+    ``limit_fraction`` where the limit mark sits (GPU: the spill threshold), ``level``/``colour`` how close
+    ``used`` is to the limit."""
 
-    kind: str
+    memory: str
     used: int
     limit: int | None
     total: int | None

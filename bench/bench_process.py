@@ -7,7 +7,8 @@ worker processes x 1 thread (1 GiB each), computes a small dask array sum, close
 script or a notebook's first and last cells cost, imports and interpreter start included. The kit side is
 ``gpu_dask_kit.start_cluster(n_workers=2, threads_per_worker=1, memory_limit="1GiB")`` (``device`` as
 given: ``auto`` runs detection as a learner's call does; ``cpu`` skips it); the hand side is
-``distributed.LocalCluster`` with the same workers, ``host`` and dashboard port, plus ``Client``.
+``distributed.LocalCluster`` with the same workers, ``host``, dashboard port and TLS (``Security.temporary()``: the
+kit is secure by default, so the same safety by hand), plus ``Client``.
 
 A pair runs both sides back to back, the order alternating (kit first in even pairs); one pair before the
 measured ones warms the file cache. Per side: wall seconds (``Popen`` to exit) and CPU seconds (user + system
@@ -35,7 +36,7 @@ GOAL = 1.00
 SIDES = ("kit", "hand")
 LABELS = {
     "kit": "`gpu_dask_kit.start_cluster(n_workers=2, threads_per_worker=1, memory_limit='1GiB')`",
-    "hand": "`distributed.LocalCluster(n_workers=2, threads_per_worker=1, memory_limit='1GiB')` + `Client`",
+    "hand": "`distributed.LocalCluster(n_workers=2, threads_per_worker=1, memory_limit='1GiB', security=Security.temporary(), protocol='tls://')` + `Client`",
 }
 
 

@@ -31,6 +31,7 @@ import os
 from typing import Any
 
 from ..notebook.rerun import futures_in
+from .broken import broken_cell
 from .evidence import cluster_closed, fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL
@@ -94,6 +95,9 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     False
     """
     exercise = _exercise(key)
+    unreadable = broken_cell(namespace, exercise.names)
+    if unreadable:
+        return Verdict(False, True, f"Not yet ({key}): {unreadable}")
     missing = [name for name in exercise.names if name not in namespace]
     if missing:
         return Verdict(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from distributed import Future, wait
 from IPython.core.inputtransformer2 import TransformerManager
 
 from gpu_dask_kit.exercises import judge
@@ -48,3 +49,48 @@ def test_a_parsable_answer_cell_after_a_broken_one_is_judged(client):
     ns = _run(right, "00-1", client)
     ns["In"] = ["", "total = (a**2).sum(", right, 'exercises.check("00-1", globals())']
     assert judge("00-1", ns).correct, judge("00-1", ns).message
+
+
+def _inc(i):
+    return i + 1
+
+
+# Review 5, item 8: a right answer, then more than 1000 other tasks (the scheduler's transition log rolls over).
+LATER_TASKS = [("09-1", RIGHT["09-1"][1]), ("08-2", RIGHT["08-2"][0])]
+
+
+@pytest.mark.parametrize(("key", "code"), LATER_TASKS, ids=[k for k, _ in LATER_TASKS])
+def test_a_right_answer_stays_correct_after_many_more_tasks(key, code, client):
+    """Before: 09-1 "the squares and their sum went to the cluster as one graph", 08-2 "names never came from the cluster"."""
+    ns = _run(code, key, client)
+    assert judge(key, ns).correct, judge(key, ns).message
+    later = client.map(_inc, range(1500), pure=False)  # 1500 tasks: 4500+ transitions, the log keeps 1000
+    assert sum(client.gather(later)) == sum(range(1, 1501))
+    del later
+    verdict = judge(key, ns)
+    assert verdict.correct, verdict.message
+
+
+def _forget_submissions(dask_scheduler):
+    """What a rolled-over log leaves: no record of any submission (the ledger's too)."""
+    dask_scheduler.transition_log.clear()
+    ledger = dask_scheduler.plugins.get("gpu-dask-kit-submissions")
+    if ledger is not None:
+        ledger.log.clear()
+
+
+@pytest.mark.parametrize(("key", "code"), LATER_TASKS, ids=[k for k, _ in LATER_TASKS])
+def test_a_right_answer_whose_record_is_gone_is_not_accused(key, code, client):
+    ns = _run(code, key, client)
+    wait([v for v in ns.values() if isinstance(v, Future)] + [f for v in ns.values() if isinstance(v, list) for f in v if isinstance(f, Future)])
+    client.run_on_scheduler(_forget_submissions)
+    verdict = judge(key, ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "could not be checked, because" in verdict.message and "typed" not in verdict.message and "one graph" not in verdict.message, verdict.message
+
+
+def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
+    """Review 5, item 15: before, "inputs were not made by square (scattered ...)"."""
+    code = "futs = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, [session.client.submit(sum, futs[:5]), session.client.submit(sum, futs[5:])])"
+    verdict = judge("09-1", _run(code, "09-1", client))
+    assert not verdict.correct and "partial sums" in verdict.message and "scattered" not in verdict.message, verdict.message

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..notebook.rerun import futures_in
 from .broken import broken_cell
-from .evidence import cluster_closed, fingerprint
+from .evidence import client_of, cluster_closed, fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL
 
@@ -119,6 +119,8 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         )
     if exercise.cluster and cluster_closed(namespace):
         return Verdict(False, True, CLOSED.format(key=key))
+    if exercise.cluster:
+        client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
     if gone:
         return Verdict(False, True, GONE.format(key=key, what=gone))

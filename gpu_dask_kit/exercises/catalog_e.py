@@ -9,7 +9,7 @@ import io
 from typing import Any
 
 import dask
-from dask.utils import funcname
+from dask.utils import funcname, key_split
 
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
 from .judging import fresh, is_lazy, kind, size_answer
@@ -122,6 +122,12 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    if fetched is None:
+        raise Hint(
+            "could not be checked, because the scheduler's record of when these tasks were submitted is gone (it keeps "
+            "only its latest steps, and many tasks ran since), so it cannot say whether slot_workers came from them. "
+            "Run your answer cell again (pure=False makes new tasks), then this check right after."
+        )
     if fetched < len(futures) and not dask.config.get("distributed.client.direct-to-workers", False):
         raise Hint(
             "the names in slot_workers never came from the cluster: the scheduler handed no results of those futures to "
@@ -158,9 +164,21 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "back here first), or it computes the squares itself inside one function. Make the squares as futures on "
             "the cluster first, then pass those futures to the summing task."
         )
+    if any(key_split(k) == key_split(total.key) for k in inputs):
+        raise Hint(
+            "that task adds partial sums, made by more summing tasks: one more round of tasks than needed. Hand the "
+            "squares' futures themselves to ONE summing task."
+        )
     if len(computed) != len(inputs):
         raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
-    if len(submitted_with(total, inputs)) < 2:
+    graphs = submitted_with(total, inputs)
+    if graphs is None:
+        raise Hint(
+            "could not be checked, because the scheduler's record of how these tasks were submitted is gone (it keeps only "
+            "its latest steps, and many tasks ran since). Add pure=False to the calls in your answer cell (new tasks, "
+            "new records), run it, then this check right after."
+        )
+    if len(graphs) < 2:
         raise Hint(
             "the squares and their sum went to the cluster as one graph (a lazy recipe computed at once): the question "
             "is about futures, submitted first, then handed to a second task without coming back. Start the squares "

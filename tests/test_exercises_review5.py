@@ -94,3 +94,39 @@ def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
     code = "futs = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, [session.client.submit(sum, futs[:5]), session.client.submit(sum, futs[5:])])"
     verdict = judge("09-1", _run(code, "09-1", client))
     assert not verdict.correct and "partial sums" in verdict.message and "scattered" not in verdict.message, verdict.message
+
+
+# Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
+EVERY_PARTITION = [
+    "rows_in_partition_2 = [len(p) for p in ddf.partitions][2]",
+    "rows_in_partition_2 = dask.compute(*[p.shape[0] for p in ddf.partitions])[2]",
+    "rows_in_partition_2 = int(ddf.map_partitions(len).compute().iloc[2])",
+]
+
+
+@pytest.mark.parametrize("code", EVERY_PARTITION)
+def test_04_2_counting_every_partition_is_rejected(code, client):
+    verdict = judge("04-2", _run(code, "04-2", client))
+    assert verdict.answered and not verdict.correct, verdict.message
+
+
+# Review 5, item 3: right lazy answers of 00-1 whose task names change on every run (a function or lambda made in the cell).
+LAZY_FROM_A = [
+    "import numpy as np\ndef block_sum(b):\n    return np.array([b.sum()])\n\na = da.arange(N, chunks=N // 10)\ntotal = (a**2).map_blocks(block_sum, chunks=(1,)).sum()",
+    "a = da.arange(N, chunks=N // 10)\ntotal = (a**2).map_blocks(lambda b: np.array([b.sum()]), chunks=(1,)).sum()",
+    "a = da.arange(N, chunks=N // 10)\ntotal = da.reduction(a, lambda x, axis, keepdims: (x**2).sum(axis=axis, keepdims=keepdims), lambda x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims), dtype=a.dtype)",
+]
+
+
+@pytest.mark.parametrize("code", LAZY_FROM_A)
+def test_00_1_lazy_answers_with_functions_made_in_the_cell_are_not_called_stale(code, client):
+    verdict = judge("00-1", _run(code, "00-1", client))
+    assert "left from an earlier run" not in verdict.message, verdict.message
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("pure", ["", ", pure=True"])
+def test_00_1_a_delayed_sum_of_python_squares_is_not_built_from_a(pure, client):
+    code = f"a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum{pure})([i*i for i in range(N)])"
+    verdict = judge("00-1", _run(code, "00-1", client))
+    assert not verdict.correct and "not built from a" in verdict.message, verdict.message

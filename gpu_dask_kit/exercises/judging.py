@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import dask
 from distributed import futures_of
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
@@ -197,8 +198,17 @@ def same_value(a: Any, b: Any) -> bool:
     """True when two answers hold the same value (numbers to 1e-9, arrays and Series element by element, any order of index)."""
     import numpy as np
 
-    if is_lazy(a) or is_lazy(b):  # a recipe: the same tasks (deterministic names), nothing computed here
-        return is_lazy(a) and is_lazy(b) and a.__dask_keys__() == b.__dask_keys__()
+    if is_lazy(a) or is_lazy(b):  # a recipe: the same tasks (deterministic names), nothing computed here ...
+        if not (is_lazy(a) and is_lazy(b)):
+            return False
+        if a.__dask_keys__() == b.__dask_keys__():
+            return True
+        # ... or, where the names differ by design (a function or lambda defined in the cell, an impure delayed call),
+        # the same small result: both are computed and compared
+        if len(a.__dask_graph__()) > MAX_TASKS or len(b.__dask_graph__()) > MAX_TASKS or type(a) is not type(b):
+            return False
+        x, y = dask.compute(a, b)
+        return not is_lazy(x) and same_value(x, y)
     if type(a) is not type(b) and not (as_number(a) is not None and as_number(b) is not None):
         return False
     if hasattr(a, "sort_index") and hasattr(a, "index"):

@@ -130,3 +130,52 @@ def test_00_1_a_delayed_sum_of_python_squares_is_not_built_from_a(pure, client):
     code = f"a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum{pure})([i*i for i in range(N)])"
     verdict = judge("00-1", _run(code, "00-1", client))
     assert not verdict.correct and "not built from a" in verdict.message, verdict.message
+
+
+# Review 5, items 9-12 (notebook 07).
+def test_07_1_pandas_read_in_one_delayed_task_is_rejected(client):
+    verdict = judge("07-1", _run("rows_per_name = dask.delayed(pd.read_parquet)(PROCESSED).name.value_counts().compute()", "07-1", client))
+    assert not verdict.correct and "ONE task" in verdict.message, verdict.message
+
+
+def test_07_1_per_partition_counts_combined_here_are_not_called_counted_here(client):
+    code = "parts = [dask.delayed(lambda d: d.name.value_counts())(p) for p in processed.to_delayed()]\nrows_per_name = pd.concat(dask.compute(*parts)).groupby(level=0).sum()"
+    verdict = judge("07-1", _run(code, "07-1", client))
+    assert not verdict.correct and "on one core" not in verdict.message and "combined here" in verdict.message, verdict.message
+
+
+def test_07_1_one_partition_is_named_as_one_partition(client):
+    verdict = judge("07-1", _run("rows_per_name = processed.partitions[0].name.value_counts().compute()", "07-1", client))
+    assert not verdict.correct and "ONE partition" in verdict.message and "distinct values" not in verdict.message, verdict.message
+
+
+def test_07_2_the_last_run_is_rejected_even_when_it_equals_the_median(client):
+    """Review 5 item 10: accepted by chance when the last run was the median."""
+    ns = _run("", "07-2", client)
+    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
+    ns["N_MAX"] = 2
+    code = "speed_up = all_times[1][-1] / all_times[N_MAX][-1]"
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "median" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("code", ["speed_up = round(medians[1]/medians[N_MAX], 2)", 'speed_up = float(f"{medians[1]/medians[N_MAX]:.3f}")'])
+def test_07_2_a_computed_ratio_rounded_to_shown_digits_passes(code, client):
+    """Review 5 item 11: rejected as "typed or rounded" while 06-2 accepts computed values rounded to >= 2 digits."""
+    ns = _run("N_MAX = 2\n" + code, "07-2", client)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("how", ["min", "np.mean"])
+def test_07_2_other_statistics_are_told_to_use_the_medians(how, client):
+    ns = _run("", "07-2", client)
+    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
+    code = f"speed_up = {how}(all_times[1]) / {how}(all_times[2])"
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "Use the median times" in verdict.message and "typed or rounded" not in verdict.message, verdict.message

@@ -18,7 +18,7 @@ from dask.utils import key_split
 from distributed import futures_of, get_client, wait
 from distributed.metrics import time as metrics_time
 
-from .ledger import SUBMISSION, ensure, records
+from .ledger import ensure, records
 
 __all__ = [
     "cluster_closed",

@@ -94,7 +94,7 @@ RIGHT = {
     "05-2": [
         FITS + "x0_results = dask.compute(*lazy_fits)",
         FITS + "x0_results = session.client.gather(session.client.compute(lazy_fits))",
-        FITS + "x0_results = dask.compute(lazy_fits)",
+        FITS + "x0_results = dask.compute(lazy_fits)[0]",
     ],
     "06-1": [
         "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())",
@@ -374,6 +374,7 @@ WRONG = {
         ),
     ],
     "05-2": [
+        ("review 5: the list as ONE argument (a 1-tuple holding the list)", FITS + "x0_results = dask.compute(lazy_fits)"),
         ("review: x0 second", "lazy_fits = [fit_ols(data_future, (f, 'x0')) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("two features only", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features[1:3]]\nx0_results = dask.compute(*lazy_fits)"),
         (

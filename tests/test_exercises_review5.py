@@ -179,3 +179,26 @@ def test_07_2_other_statistics_are_told_to_use_the_medians(how, client):
     ns["In"] = ["", code, 'exercises.check("07-2", globals())']
     verdict = judge("07-2", ns)
     assert not verdict.correct and "Use the median times" in verdict.message and "typed or rounded" not in verdict.message, verdict.message
+
+
+# Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
+def test_02_1_the_theory_computed_on_the_workers_is_rejected_like_the_numpy_one(client):
+    """Before: "Correct ... as theory predicts" (the NumPy version got the "build approx" hint)."""
+    for code in [
+        "rank10_error = float(da.sqrt((s[10:]**2).sum()/(s**2).sum()).compute())",
+        "rank10_error = float(np.sqrt((s_host[10:] ** 2).sum() / (s_host ** 2).sum()))",
+    ]:
+        verdict = judge("02-1", _run(code, "02-1", client))
+        assert not verdict.correct and "theory's shortcut" in verdict.message, verdict.message
+
+
+def test_02_1_svd_compressed_is_named_as_an_approximate_svd(client):
+    code = "u2, s2, v2 = da.linalg.svd_compressed(x, k=10)\napprox = (u2 * s2) @ v2\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())"
+    verdict = judge("02-1", _run(code, "02-1", client))
+    assert not verdict.correct and "randomized" in verdict.message and "typed" not in verdict.message, verdict.message
+
+
+def test_05_2_the_list_as_one_argument_is_rejected(client):
+    """Before: "Correct: 11 models" for a 1-tuple holding the list."""
+    verdict = judge("05-2", _run(FITS + "x0_results = dask.compute(lazy_fits)", "05-2", client))
+    assert not verdict.correct and "ONE item" in verdict.message, verdict.message

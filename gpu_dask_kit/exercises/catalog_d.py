@@ -97,7 +97,10 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
     expected = sorted(f for f in ns["features"] if f != "x0")
     if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
-        results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list
+        raise Hint(  # dask.compute(lazy_fits): one argument, so one result, the list of fits
+            "x0_results is a tuple holding ONE item, itself the list of all results: dask.compute gives back one result "
+            "per argument it was given. Pass the delayed calls as separate arguments (or take that one item)."
+        )
     if len(results) != len(expected):
         raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
     pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]

@@ -8,7 +8,7 @@ from distributed import Future, wait
 from IPython.core.inputtransformer2 import TransformerManager
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import FITS, FITS1, INPLACE, LIMITS, RIGHT
+from tests.test_exercises_cases import DEMEAN, FITS, FITS1, INPLACE, LIMITS, RIGHT
 from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 # Review 5, item 1: a right answer, then the answer cell edited so that it does not parse: the old value stays.
@@ -202,3 +202,41 @@ def test_05_2_the_list_as_one_argument_is_rejected(client):
     """Before: "Correct: 11 models" for a 1-tuple holding the list."""
     verdict = judge("05-2", _run(FITS + "x0_results = dask.compute(lazy_fits)", "05-2", client))
     assert not verdict.correct and "ONE item" in verdict.message, verdict.message
+
+
+REVIEW5_DIAGNOSES = [
+    ("04-1", DEMEAN + "demeaned = ddf.map_partitions(demean, meta={'x_demeaned': 'float64'})", "meta must describe", "could not be checked"),
+    ("04-1", DEMEAN + "demeaned = ddf.map_partitions(demean, meta=ddf._meta)", "non-empty", "empty frame)"),
+    ("00-1", "a = da.arange(N, chunks=N)\ntotal = (a ** 2).sum()", "a has 1 chunk;", "1 chunks"),
+    ("01-1", "workshop_options = kit.ClusterOptions(memory_limit=0.6, rmm_async=True, dashboard_address=':0')", "HOST", "device_memory_limit should be"),
+    ("01-2", "spill_at = 0.6 * 16e9", "decimal units", "Dask reads"),
+    ("01-2", "spill_at = 0.6 * 16 * 2**29", "share of each GPU", "2**30"),
+    (
+        "05-1",
+        "single_fits = [fit_ols(data_future, (f,)) for f in df.columns]\nsingle = dask.compute(*single_fits)\nbest_single_feature = max(single, key=lambda r: r[3])[0][0]",
+        "target",
+        "ONE feature",
+    ),
+    (
+        "08-1",
+        "import argparse\nargs = argparse.Namespace(n_workers=4, memory_limit='8GiB', rmm_pool_size=0.5, scheduler_file='/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        "made by hand",
+        "vars(args)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW5_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW5_DIAGNOSES])
+def test_review5_hint_names_what_the_answer_did(key, code, said, not_said, client):
+    verdict = judge(key, _run(code, key, client))
+    assert verdict.answered and not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
+
+
+def test_05_1_a_feature_passed_as_a_str_is_named(client):
+    """The reviewer's cell raises KeyError at dask.compute; single_fits is set, best_single_feature holds an earlier value."""
+    code = "single_fits = [fit_ols(data_future, f) for f in features]\nsingle = dask.compute(*single_fits)\nbest_single_feature = max(single, key=lambda r: r[3])[0][0]"
+    ns = _run(code.split("\n")[0], "05-1", client)
+    ns["best_single_feature"] = "x1"
+    ns["In"] = ["", code, 'exercises.check("05-1", globals())']
+    verdict = judge("05-1", ns)
+    assert not verdict.correct and "TUPLE" in verdict.message and "KeyError" not in verdict.message, verdict.message

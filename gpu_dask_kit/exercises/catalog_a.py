@@ -37,7 +37,7 @@ def _check_a(a: Any, n: int) -> None:
             "in the lesson above): chunks of about 100 MB, and far fewer than 100,000 tasks."
         )
     if chunks != 10:
-        raise Hint(f"a has {chunks} chunks; the exercise asks for 10. `chunks=` is the size of one chunk: which size makes 10?")
+        raise Hint(f"a has {chunks} chunk{'s' if chunks != 1 else ''}; the exercise asks for 10. `chunks=` is the size of one chunk: which size makes 10?")
 
 
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -114,6 +114,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "where a worker starts moving data to host memory. That is another option of ClusterOptions (see help)."
         )
     fraction = as_fraction(limit)
+    host_share = as_fraction(opts.memory_limit) if isinstance(opts.memory_limit, (int, float, str)) else None
+    if not close(fraction if fraction is not None else -1.0, 0.6, abs_=1e-9) and host_share is not None and close(host_share, 0.6, abs_=1e-9):
+        raise Hint(
+            "that share went into memory_limit, which sets each worker's HOST (CPU) memory limit. The point where a GPU "
+            "worker starts moving data off the GPU is another option of ClusterOptions (see help)."
+        )
     if fraction is None or fraction > 1:
         raise Hint(f"device_memory_limit should be a SHARE of each GPU's memory (a fraction, or a percent string): {limit!r} is an amount, or no limit at all.")
     if not close(fraction, 0.6, abs_=1e-9):
@@ -133,7 +139,7 @@ def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         ans["spill_at"],
         int(0.6 * 16 * 2**30),
         "spill_at",
-        "device_memory_limit is a share of the GPU's memory: that share of 16 GiB (GiB = 2**30 bytes), as bytes or with a unit.",
+        "device_memory_limit is a share of each GPU's memory: apply it to the GPU size the prompt gives, in its unit; answer in bytes or with a unit.",
     )
     return "the worker starts moving data from GPU to host memory above that many bytes."
 

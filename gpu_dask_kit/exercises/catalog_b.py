@@ -209,11 +209,18 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
         )
+    declared = [str(c) for c in getattr(demeaned, "columns", [])]
+    if "x_demeaned" in declared and declared != [str(c) for c in out.columns]:
+        raise Hint(
+            f"demeaned declares the columns {', '.join(declared)} (from meta=), but demean returns "
+            f"{', '.join(str(c) for c in out.columns)}: meta must describe the whole result, every column demean returns, "
+            "in that order. Leave meta out, or describe all of them."
+        )
     if "x_demeaned" not in demeaned.columns and demeaned.npartitions == ddf.npartitions:
         raise Hint(
             "demeaned does not declare an x_demeaned column: Dask takes a mapped frame's columns from meta=, and the meta "
-            "given describes ddf, not what demean returns. Leave meta out (Dask then tries demean on an empty frame) or give "
-            "one with x_demeaned."
+            "given describes ddf, not what demean returns. Leave meta out (Dask then runs demean on a small made-up, "
+            "non-empty partition with ddf's columns and dtypes to learn the result's columns) or give one with x_demeaned."
         )
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")

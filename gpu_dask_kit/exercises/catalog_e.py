@@ -33,6 +33,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"your answer cell sets {by_hand} by hand after parsing: the parser never read that flag, so a script given "
             "the same command line would not get it. Put every flag in the list parse_args reads."
         )
+    cell = answer_cell(ns, "script_options") or ""
+    if "Namespace(" in cell and "parse_args" not in cell:
+        raise Hint(
+            "args was made by hand (argparse.Namespace(...)), not parsed from flags: a script gets its options from its "
+            "command line. Give the flags, as strings, to the parser's parse_args, then turn its result into options."
+        )
     if isinstance(ns.get("args"), argparse.Namespace) and got == vars(ns["args"]):
         raise Hint(
             "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "

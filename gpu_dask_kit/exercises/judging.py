@@ -76,6 +76,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     if close(given, expected, rel=0.01):
         return given
     mixup = unit_mixup(given, expected)
+    if mixup and not isinstance(value, str):
+        raise Hint(
+            f"{name} was worked out in decimal units (10**9 bytes per GB, as in 16e9 or 1e9), but the memory it starts from "
+            "is given in binary units (a GiB is 2**30 bytes): redo it in the unit the size is given in."
+        )
     if mixup:
         raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:

@@ -240,3 +240,29 @@ def test_05_1_a_feature_passed_as_a_str_is_named(client):
     ns["In"] = ["", code, 'exercises.check("05-1", globals())']
     verdict = judge("05-1", ns)
     assert not verdict.correct and "TUPLE" in verdict.message and "KeyError" not in verdict.message, verdict.message
+
+
+# Review 5, item 5: data that is gone is named with the cells that make it; a kernel with no cluster is not "closed".
+def test_02_1_after_a_restart_names_the_data_that_is_gone_and_its_cells(client):
+    right = RIGHT["02-1"][1]
+    ns = _run(right, "02-1", client)
+    setup = "x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()\nu, s, v = dask.persist(*da.linalg.svd(x))"
+    ns["In"] = ["", setup, right, 'exercises.check("02-1", globals())']
+    client.cancel([ns["x"], ns["u"], ns["s"], ns["v"]])
+    verdict = judge("02-1", ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "`x` (In [1])" in verdict.message and "`s` (In [1])" in verdict.message, verdict.message
+    assert "closed:" not in verdict.message and "raised" not in verdict.message, verdict.message
+
+
+def test_a_kernel_with_no_cluster_is_told_none_was_started(monkeypatch):
+    from gpu_dask_kit.exercises import stale
+
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(stale, "get_client", no_client)
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()"
+    ns = {"a": 1, "total": 2, "In": ["", "import gpu_dask_kit as kit\nsession = kit.start_cluster()", code, 'exercises.check("00-1", globals())']}
+    verdict = judge("00-1", ns)
+    assert "no cluster was started yet" in verdict.message and "closed" not in verdict.message and "In [1]" in verdict.message, verdict.message

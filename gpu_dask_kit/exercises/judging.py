@@ -14,6 +14,7 @@ from distributed import futures_of
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
 from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
+from .stale import gone_names
 from .values import as_bytes, as_number, close, unit_mixup
 
 __all__ = [
@@ -239,7 +240,7 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     except NotReplayed:
         return
     except Exception as err:
-        raise _raised(err) from None
+        raise _raised(err, namespace) from None
     if found is None:
         return
     for name in names:
@@ -255,8 +256,14 @@ def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) 
         )
 
 
-def _raised(err: Exception) -> Hint:
+def _raised(err: Exception, namespace: dict[str, Any]) -> Hint:
     first = (str(err).strip().splitlines() or [""])[0][:200]
+    names = gone_names(namespace) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
+    if names:
+        return Hint(
+            f"could not be checked: data your answer cell uses is gone from the cluster ({names}: cancelled, lost in a "
+            "restart, or made on a cluster closed since). Re-run those cells in that order, then your answer cell, then this check."
+        )
     return Hint(
         f"could not be checked: the check runs your answer cell again to see what it does, and the cell raised "
         f"{type(err).__name__}: {first}. So the values your answer names hold may be left from an earlier run. "
@@ -277,7 +284,7 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
             f"Keep only the lines that make the answer in that cell, run it, then this check."
         ) from None
     except Exception as err:
-        raise _raised(err) from None
+        raise _raised(err, namespace) from None
     if found is None:
         return None
     for name in values:

@@ -266,3 +266,18 @@ def test_a_kernel_with_no_cluster_is_told_none_was_started(monkeypatch):
     ns = {"a": 1, "total": 2, "In": ["", "import gpu_dask_kit as kit\nsession = kit.start_cluster()", code, 'exercises.check("00-1", globals())']}
     verdict = judge("00-1", ns)
     assert "no cluster was started yet" in verdict.message and "closed" not in verdict.message and "In [1]" in verdict.message, verdict.message
+
+
+# Review 5, item 14: 08-2 minor false accepts.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "slot_futures = session.client.map(where_am_i, range(1, 5), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(slot_futures)",
+        "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(restricted[:4])",
+    ],
+)
+def test_08_2_other_numbers_or_other_futures_are_rejected(code, client):
+    ns = _run(code, "08-2", client)
+    verdict = judge("08-2", ns)
+    assert verdict.answered and not verdict.correct, verdict.message

@@ -11,10 +11,10 @@ from typing import Any
 import dask
 from dask.utils import funcname, key_split
 
-from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
+from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
 from .judging import fresh, is_lazy, kind, size_answer
 from .model import Exercise, Hint
-from .replay import answer_cell
+from .replay import _assigned, _parse, answer_cell
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
@@ -102,6 +102,13 @@ def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
         return None
 
 
+def _made_from(cell: str | None, name: str, source: str) -> bool:
+    """True when the statement of ``cell`` that assigns ``name`` reads ``source`` (True too when there is no cell)."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, name) if tree is not None else None
+    return node is None or any(isinstance(n, ast.Name) and n.id == source for n in ast.walk(node))
+
+
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     futures, names = ans["slot_futures"], ans["slot_workers"]
     if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
@@ -120,6 +127,11 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
     if len(futures) != 4:
         raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")
+    given = task_args(list(futures))
+    if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
+        raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
+    if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
+        raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:

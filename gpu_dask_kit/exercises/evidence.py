@@ -214,6 +214,20 @@ def task_inputs(future: Any) -> list[Any] | None:
     return future.client.run_on_scheduler(_inputs, key=future.key)
 
 
+def _args(dask_scheduler: Any, keys: list[Any]) -> list[list[Any]]:
+    out = []
+    for key in keys:
+        ts = dask_scheduler.tasks.get(key)
+        args = getattr(ts.run_spec, "args", None) if ts is not None else None
+        out.append([a for a in args if isinstance(a, (int, float, str))] if isinstance(args, tuple) else [])
+    return out
+
+
+def task_args(futures: list[Any]) -> list[list[Any]]:
+    """Per future: the plain values (numbers, strings) its task was called with (empty: unknown task or none)."""
+    return futures[0].client.run_on_scheduler(_args, keys=[f.key for f in futures])
+
+
 def submitted_with(future: Any, keys: list[Any]) -> set[str] | None:
     """The distinct graph submissions that created ``future``'s task and the tasks of ``keys`` (one: a single graph);
     None when the record of any of them is gone (then nothing can be said)."""

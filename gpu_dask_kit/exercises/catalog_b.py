@@ -253,8 +253,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     expected = len(ddf.partitions[2])
     if int(number) == expected and found is not None:
-        own = [str(k) for k in flatten(ddf.__dask_keys__())]
-        read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(own) if k in r["keys"]}
+        parts = [str(k) for k in flatten(ddf.__dask_keys__())]
+        read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
         if read - {2}:
             raise Hint(
                 f"the number is right, but your answer cell had the workers go through {len(read)} partitions of ddf "

@@ -33,7 +33,7 @@ class SubmissionLedger(SchedulerPlugin):
     def __init__(self, limit: int = LIMIT) -> None:
         self.log: deque[tuple[Any, str, str, str, float]] = deque(maxlen=limit)
 
-    def start(self, scheduler: Any) -> None:
+    async def start(self, scheduler: Any) -> None:
         """Begin with what the scheduler's own log still holds (the submissions made before the ledger was added)."""
         for key, start, finish, _recs, stimulus, stamp in list(scheduler.transition_log):
             if str(stimulus).startswith(SUBMISSION):

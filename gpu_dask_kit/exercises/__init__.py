@@ -32,7 +32,8 @@ from typing import Any
 
 from ..notebook.rerun import futures_in
 from .broken import broken_cell
-from .evidence import client_of, cluster_closed, fingerprint
+from .evidence import client_of, cluster_closed
+from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL
 from .stale import cluster_state, gone_names, no_cluster

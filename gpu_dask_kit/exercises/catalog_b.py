@@ -8,7 +8,8 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
-from .evidence import MOVES, client_of, fingerprint, persisted, runs_touching, same_fingerprint
+from .evidence import MOVES, client_of, persisted, runs_touching
+from .fingerprint import fingerprint, same_fingerprint
 from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint

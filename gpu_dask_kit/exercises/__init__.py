@@ -31,9 +31,12 @@ import os
 from typing import Any
 
 from ..notebook.rerun import futures_in
-from .evidence import cluster_closed, fingerprint
+from .broken import broken_cell
+from .evidence import client_of, cluster_closed
+from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL
+from .stale import cluster_state, gone_names, no_cluster
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
 
@@ -44,11 +47,11 @@ CLOSED = (
 )
 CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
 #: What a check says when the cluster runs but the data an answer holds is gone (its answer cell ran before).
-GONE = "Could not be checked ({key}): {what}: re-run your answer cell, then this check."
+GONE = "Could not be checked ({key}): {what}: re-run {cells}your answer cell, then this check."
 #: The same when the judge only learns it from an error (which data is not known).
 LOST = (
     "Could not be checked ({key}): data your answer uses is no longer on the cluster (cancelled or released by a later "
-    "cell, lost in a restart, or made on a cluster closed since): re-run your answer cell, then this check."
+    "cell, lost in a restart, or made on a cluster closed since): re-run {cells}your answer cell, then this check."
 )
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
@@ -94,6 +97,9 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     False
     """
     exercise = _exercise(key)
+    unreadable = broken_cell(namespace, exercise.names)
+    if unreadable:
+        return Verdict(False, True, f"Not yet ({key}): {unreadable}")
     missing = [name for name in exercise.names if name not in namespace]
     if missing:
         return Verdict(
@@ -113,11 +119,15 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
             f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.",
         )
+    if exercise.cluster and cluster_state(namespace) == "none":
+        return Verdict(False, True, no_cluster(key, namespace))
     if exercise.cluster and cluster_closed(namespace):
         return Verdict(False, True, CLOSED.format(key=key))
+    if exercise.cluster:
+        client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
     if gone:
-        return Verdict(False, True, GONE.format(key=key, what=gone))
+        return Verdict(False, True, GONE.format(key=key, what=gone, cells=_remake(namespace, exercise.names)))
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
@@ -127,7 +137,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         if exercise.cluster and cluster_closed(namespace):
             return Verdict(False, True, CLOSED.format(key=key))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
-            return Verdict(False, True, LOST.format(key=key))
+            return Verdict(False, True, LOST.format(key=key, cells=_remake(namespace, exercise.names)))
         return Verdict(
             False,
             True,
@@ -135,6 +145,12 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:
+    """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell)."""
+    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names})
+    return f"the cells that make {names} (their data is gone), then " if names else ""
 
 
 def _gone(answers: dict[str, Any]) -> str | None:

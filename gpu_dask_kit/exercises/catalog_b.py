@@ -8,7 +8,8 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
-from .evidence import MOVES, client_of, fingerprint, persisted, runs_touching, same_fingerprint
+from .evidence import MOVES, client_of, persisted, runs_touching
+from .fingerprint import fingerprint, same_fingerprint
 from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
@@ -209,11 +210,18 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
         )
+    declared = [str(c) for c in getattr(demeaned, "columns", [])]
+    if "x_demeaned" in declared and declared != [str(c) for c in out.columns]:
+        raise Hint(
+            f"demeaned declares the columns {', '.join(declared)} (from meta=), but demean returns "
+            f"{', '.join(str(c) for c in out.columns)}: meta must describe the whole result, every column demean returns, "
+            "in that order. Leave meta out, or describe all of them."
+        )
     if "x_demeaned" not in demeaned.columns and demeaned.npartitions == ddf.npartitions:
         raise Hint(
             "demeaned does not declare an x_demeaned column: Dask takes a mapped frame's columns from meta=, and the meta "
-            "given describes ddf, not what demean returns. Leave meta out (Dask then tries demean on an empty frame) or give "
-            "one with x_demeaned."
+            "given describes ddf, not what demean returns. Leave meta out (Dask then runs demean on a small made-up, "
+            "non-empty partition with ddf's columns and dtypes to learn the result's columns) or give one with x_demeaned."
         )
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
@@ -246,6 +254,14 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     expected = len(ddf.partitions[2])
     if int(number) == expected and found is not None:
+        parts = [str(k) for k in flatten(ddf.__dask_keys__())]
+        read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
+        if read - {2}:
+            raise Hint(
+                f"the number is right, but your answer cell had the workers go through {len(read)} partitions of ddf "
+                "(every partition, or each in turn) and kept one result: the exercise is about reading ONE partition. "
+                "Select that one partition of ddf and let Dask count its rows."
+            )
         wanted = {str(k) for k in flatten(ddf.partitions[2].__dask_keys__())}
         if not any(r["keys"] & wanted for r in found.runs_for("rows_in_partition_2")):
             raise Hint(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import dask
 
-from .evidence import all_runs, client_of
-from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted, streak
+from .counting import counted_on_cluster
+from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
@@ -125,39 +126,6 @@ def _rounded_as_shown(text: str, expected: float) -> bool:
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
 
 
-#: Task-prefix words of a count per group on the cluster (groupby size/count, value_counts' shuffle).
-COUNTING = ("size", "count", "value", "shuffle")
-OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tree): its own prefixes tell it apart
-
-
-def _counted_on_cluster(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` unless the answer cell's computation read the Parquet AND counted there, in one go.
-
-    The answer cell is run again (``from_cell``); outside IPython, the latest computation on the cluster is read."""
-    found = from_cell(ns, ("rows_per_name",), values=("rows_per_name",))
-    client = client_of(ns)
-    runs = found.runs_for("rows_per_name") if found is not None else all_runs(client) if client is not None else []
-    last = runs[-1]["prefixes"] if runs else set()
-    if not any(p.startswith("read_parquet") for p in last):
-        raise Hint(
-            "your answer's computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
-            "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
-        )
-    if streak(runs) >= 3:
-        raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
-    counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
-    if not counted and "eq" in last and any(p.startswith("sum") for p in last):
-        raise Hint(
-            "the workers counted, but one code at a time: a mask over all rows and its sum for every code. A groupby "
-            "(or value_counts) counts every code in one pass over the rows: use it."
-        )
-    if not counted:
-        raise Hint(
-            "your answer's computation on the cluster did not count rows: the processed data came back to this notebook (or "
-            "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
-        )
-
-
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["rows_per_name"]
     require_computed(got, "rows_per_name")
@@ -179,9 +147,11 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
+    if total != int(ns["N_INPUT_ROWS"]) and total in set(ns["processed"].map_partitions(len).compute()):
+        raise Hint("those are the counts of ONE partition of the data: count every row of the processed frame, not a part of it.")
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
-    _counted_on_cluster(ns)
+    counted_on_cluster(ns)
     return f"one count per code, {len(codes)} codes, every row counted once."
 
 
@@ -198,7 +168,12 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
-    if close(given, expected, rel=1e-9):
+    if cell is not None and not _uses_medians(cell):
+        raise Hint(
+            "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
+            "run, and the lesson compares the median of the runs. Use the median times in medians."
+        )
+    if close(given, expected, rel=1e-9) or (cell is not None and _rounded_as_shown(repr(float(given)), expected)):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
     if close(given, 1 / expected, rel=0.005):
         raise Hint("that is the inverse: a speed-up above 1 means faster, so the time on ONE worker goes on top.")
@@ -206,10 +181,14 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the efficiency (speed-up per worker); the question asks for the speed-up itself.")
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
-    raise Hint(
-        "that is not the ratio computed from medians (a typed or rounded number is not it either): use the "
-        "median times in medians, one worker against the largest cluster."
-    )
+    raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
+
+
+def _uses_medians(cell: str) -> bool:
+    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median())."""
+    tree = ast.parse(cell)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return any("median" in name for name in names)
 
 
 EXERCISES = [

@@ -47,10 +47,18 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
 def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     best = ans["best_single_feature"]
     require_one_submission(ns, ans["single_fits"], "single_fits")
+    passed = [a for d in ans["single_fits"] for t in d.__dask_graph__().values() for a in tuple(getattr(t, "args", ()))[1:2]]  # feature_cols
+    if any(isinstance(a, str) for a in passed):
+        raise Hint(
+            "a feature is passed as a bare str: fit_ols takes a TUPLE of column names (it goes through them one by one, "
+            "so a str would be read letter by letter). Pass a tuple of one name for each fit."
+        )
     _uses_future(ns, ans["single_fits"], "single_fits")
     _fits_in_one_go(ns, ("best_single_feature", "single_fits"), ans["single_fits"])
     results = dask.compute(*ans["single_fits"])
     features = [f for f in ns["features"]]
+    if any("y" in tuple(r[0]) for r in results):
+        raise Hint("single_fits includes a fit of y itself: y is the target the models predict, not a feature. Fit one model per name in features.")
     if sorted(tuple(r[0]) for r in results) != sorted((f,) for f in features):
         raise Hint("single_fits should hold one fit per feature, each with ONE feature (a tuple of length one).")
     if isinstance(best, (tuple, list)) and len(best) == 1:
@@ -97,7 +105,10 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
     expected = sorted(f for f in ns["features"] if f != "x0")
     if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
-        results = results[0]  # dask.compute(lazy_fits) returns a 1-tuple holding the list
+        raise Hint(  # dask.compute(lazy_fits): one argument, so one result, the list of fits
+            "x0_results is a tuple holding ONE item, itself the list of all results: dask.compute gives back one result "
+            "per argument it was given. Pass the delayed calls as separate arguments (or take that one item)."
+        )
     if len(results) != len(expected):
         raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
     pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]

@@ -9,12 +9,12 @@ import io
 from typing import Any
 
 import dask
-from dask.utils import funcname
+from dask.utils import funcname, key_split
 
-from .evidence import gathered_since, resource_restrictions, submitted_with, task_inputs
+from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
 from .judging import fresh, is_lazy, kind, size_answer
 from .model import Exercise, Hint
-from .replay import answer_cell
+from .replay import _assigned, _parse, answer_cell
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------
@@ -32,6 +32,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"your answer cell sets {by_hand} by hand after parsing: the parser never read that flag, so a script given "
             "the same command line would not get it. Put every flag in the list parse_args reads."
+        )
+    cell = answer_cell(ns, "script_options") or ""
+    if "Namespace(" in cell and "parse_args" not in cell:
+        raise Hint(
+            "args was made by hand (argparse.Namespace(...)), not parsed from flags: a script gets its options from its "
+            "command line. Give the flags, as strings, to the parser's parse_args, then turn its result into options."
         )
     if isinstance(ns.get("args"), argparse.Namespace) and got == vars(ns["args"]):
         raise Hint(
@@ -96,6 +102,13 @@ def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
         return None
 
 
+def _made_from(cell: str | None, name: str, source: str) -> bool:
+    """True when the statement of ``cell`` that assigns ``name`` reads ``source`` (True too when there is no cell)."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, name) if tree is not None else None
+    return node is None or any(isinstance(n, ast.Name) and n.id == source for n in ast.walk(node))
+
+
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     futures, names = ans["slot_futures"], ans["slot_workers"]
     if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
@@ -114,6 +127,11 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
     if len(futures) != 4:
         raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")
+    given = task_args(list(futures))
+    if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
+        raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
+    if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
+        raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
@@ -122,6 +140,12 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    if fetched is None:
+        raise Hint(
+            "could not be checked, because the scheduler's record of when these tasks were submitted is gone (it keeps "
+            "only its latest steps, and many tasks ran since), so it cannot say whether slot_workers came from them. "
+            "Run your answer cell again (pure=False makes new tasks), then this check right after."
+        )
     if fetched < len(futures) and not dask.config.get("distributed.client.direct-to-workers", False):
         raise Hint(
             "the names in slot_workers never came from the cluster: the scheduler handed no results of those futures to "
@@ -158,9 +182,21 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "back here first), or it computes the squares itself inside one function. Make the squares as futures on "
             "the cluster first, then pass those futures to the summing task."
         )
+    if any(key_split(k) == key_split(total.key) for k in inputs):
+        raise Hint(
+            "that task adds partial sums, made by more summing tasks: one more round of tasks than needed. Hand the "
+            "squares' futures themselves to ONE summing task."
+        )
     if len(computed) != len(inputs):
         raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
-    if len(submitted_with(total, inputs)) < 2:
+    graphs = submitted_with(total, inputs)
+    if graphs is None:
+        raise Hint(
+            "could not be checked, because the scheduler's record of how these tasks were submitted is gone (it keeps only "
+            "its latest steps, and many tasks ran since). Add pure=False to the calls in your answer cell (new tasks, "
+            "new records), run it, then this check right after."
+        )
+    if len(graphs) < 2:
         raise Hint(
             "the squares and their sum went to the cluster as one graph (a lazy recipe computed at once): the question "
             "is about futures, submitted first, then handed to a second task without coming back. Start the squares "

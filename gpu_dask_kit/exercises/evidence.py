@@ -18,6 +18,8 @@ from dask.utils import key_split
 from distributed import futures_of, get_client, wait
 from distributed.metrics import time as metrics_time
 
+from .ledger import ensure, records
+
 __all__ = [
     "cluster_closed",
     "client_of",
@@ -32,16 +34,20 @@ __all__ = [
     "submissions",
     "task_inputs",
     "resource_restrictions",
-    "fingerprint",
-    "same_fingerprint",
 ]
 
 WAIT = 60  # seconds a judge waits for the learner's tasks to finish before it reads their records
-SUBMISSION = "update-graph"  # the scheduler's stimulus id of one graph submission (Client.compute, persist, submit, ...)
 
 
 def client_of(namespace: dict[str, Any], *values: Any) -> Any:
     """The client behind the notebook's ``session``, the futures among ``values``, or the default one; else None."""
+    client = _client_of(namespace, *values)
+    if client is not None and str(getattr(client, "status", "")) == "running":
+        ensure(client)  # from now on the cluster keeps the submissions' records longer than its own log
+    return client
+
+
+def _client_of(namespace: dict[str, Any], *values: Any) -> Any:
     session_client = getattr(namespace.get("session"), "client", None)
     if session_client is not None:
         return session_client
@@ -104,19 +110,18 @@ def persisted(collection: Any) -> str | None:
 def _covering_submission(dask_scheduler: Any, keys: list[Any]) -> bool:
     """True when ONE graph submission created every one of ``keys`` (whatever ran before or after it)."""
     made: dict[str, set[Any]] = {}
-    for t in dask_scheduler.story(*keys):
-        if t.stimulus_id.startswith(SUBMISSION) and t.start == "released" and t.key in keys:
-            made.setdefault(t.stimulus_id, set()).add(t.key)
+    for key, start, _finish, stimulus, _stamp in records(dask_scheduler, keys):
+        if start == "released":
+            made.setdefault(stimulus, set()).add(key)
     return any(len(found) == len(set(keys)) for found in made.values())
 
 
 def _latest_submissions(dask_scheduler: Any, keys: list[Any]) -> dict[Any, str]:
     """Per key, the stimulus id of the latest graph submission that created it (absent: no record)."""
     latest: dict[Any, tuple[float, str]] = {}
-    for t in dask_scheduler.story(*keys):
-        if t.stimulus_id.startswith(SUBMISSION) and t.start == "released" and t.key in keys:
-            if t.key not in latest or t.timestamp > latest[t.key][0]:
-                latest[t.key] = (t.timestamp, t.stimulus_id)
+    for key, start, _finish, stimulus, stamp in records(dask_scheduler, keys):
+        if start == "released" and (key not in latest or stamp > latest[key][0]):
+            latest[key] = (stamp, stimulus)
     return {key: stimulus for key, (_, stimulus) in latest.items()}
 
 
@@ -142,8 +147,8 @@ def _runs(dask_scheduler: Any, keys: list[str], since: float = 0.0) -> list[dict
     after ``since`` (the scheduler's clock): prefixes, keys, time."""
     wanted = set(keys)
     found: dict[Any, dict[str, Any]] = {}
-    for key, _start, _finish, _recs, stimulus, stamp in dask_scheduler.transition_log:
-        if str(stimulus).startswith(SUBMISSION) and stamp >= since:
+    for key, _start, _finish, stimulus, stamp in records(dask_scheduler):
+        if stamp >= since:
             run = found.setdefault(stimulus, {"time": stamp, "prefixes": set(), "keys": set(), "own": set()})
             run["prefixes"].add(key_split(key))
             run["keys"].add(str(key))
@@ -207,21 +212,39 @@ def task_inputs(future: Any) -> list[Any] | None:
     return future.client.run_on_scheduler(_inputs, key=future.key)
 
 
-def submitted_with(future: Any, keys: list[Any]) -> set[str]:
-    """The distinct graph submissions that created ``future``'s task and the tasks of ``keys`` (one: a single graph)."""
+def _args(dask_scheduler: Any, keys: list[Any]) -> list[list[Any]]:
+    out = []
+    for key in keys:
+        ts = dask_scheduler.tasks.get(key)
+        args = getattr(ts.run_spec, "args", None) if ts is not None else None
+        out.append([a for a in args if isinstance(a, (int, float, str))] if isinstance(args, tuple) else [])
+    return out
+
+
+def task_args(futures: list[Any]) -> list[list[Any]]:
+    """Per future: the plain values (numbers, strings) its task was called with (empty: unknown task or none)."""
+    return futures[0].client.run_on_scheduler(_args, keys=[f.key for f in futures])
+
+
+def submitted_with(future: Any, keys: list[Any]) -> set[str] | None:
+    """The distinct graph submissions that created ``future``'s task and the tasks of ``keys`` (one: a single graph);
+    None when the record of any of them is gone (then nothing can be said)."""
     found = future.client.run_on_scheduler(_latest_submissions, keys=[future.key, *keys])
-    return set(found.values())
+    return set(found.values()) if len(found) == len({future.key, *keys}) else None
 
 
-def _gathered(dask_scheduler: Any, keys: list[Any]) -> int:
-    started = [t.timestamp for t in dask_scheduler.story(*keys) if t.stimulus_id.startswith(SUBMISSION)]
-    since = min(started) if started else float("inf")
+def _gathered(dask_scheduler: Any, keys: list[Any]) -> int | None:
+    started = [stamp for *_, stamp in records(dask_scheduler, keys)]
+    if not started:
+        return None  # the record of their submission is gone: nothing to count from
+    since = min(started)
     events = dask_scheduler.get_events("all")
     return sum(int(m.get("count", 0)) for stamp, m in events if isinstance(m, dict) and m.get("action") == "gather" and stamp >= since)
 
 
-def gathered_since(futures: list[Any]) -> int:
-    """How many results the client fetched through the scheduler since these futures were submitted (its "gather" events).
+def gathered_since(futures: list[Any]) -> int | None:
+    """How many results the client fetched through the scheduler since these futures were submitted (its "gather" events);
+    None when the record of their submission is gone (nothing can be said).
 
     The client fetches through the scheduler unless ``distributed.client.direct-to-workers`` is set.
     """
@@ -248,27 +271,3 @@ def resource_restrictions(futures: list[Any]) -> list[dict[str, Any]]:
             return asked
         time.sleep(0.1)
     return asked
-
-
-def fingerprint(ddf: Any) -> dict[str, Any]:
-    """A small record of partition 0 of a (persisted) Dask DataFrame: its columns, rows and column sums.
-
-    Taken right after ``persist()`` in the notebook, it lets a judge tell later whether that partition, as held
-    in worker memory, was changed in place.
-    """
-    from ..compute import to_host
-
-    part = to_host(ddf.partitions[0].compute())
-    numeric = [c for c in part.columns if str(part[c].dtype) != "object" and "str" not in str(part[c].dtype)]
-    return {"columns": [str(c) for c in part.columns], "rows": len(part), "sums": {str(c): float(part[c].sum()) for c in numeric}}
-
-
-def same_fingerprint(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    """None when the two records agree; else what changed, in words."""
-    if before["columns"] != after["columns"]:
-        added = [c for c in after["columns"] if c not in before["columns"]]
-        return f"it has {'new columns ' + ', '.join(added) if added else 'different columns'}"
-    if before["rows"] != after["rows"]:
-        return "its number of rows changed"
-    changed = [c for c, s in before["sums"].items() if abs(after["sums"].get(c, float("nan")) - s) > 1e-9 * max(1.0, abs(s))]
-    return f"the values of column {', '.join(changed)} changed" if changed else None

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import dask
 from distributed import futures_of
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
 from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
+from .stale import gone_names
 from .values import as_bytes, as_number, close, unit_mixup
 
 __all__ = [
@@ -75,6 +77,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     if close(given, expected, rel=0.01):
         return given
     mixup = unit_mixup(given, expected)
+    if mixup and not isinstance(value, str):
+        raise Hint(
+            f"{name} was worked out in decimal units (10**9 bytes per GB, as in 16e9 or 1e9), but the memory it starts from "
+            "is given in binary units (a GiB is 2**30 bytes): redo it in the unit the size is given in."
+        )
     if mixup:
         raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
@@ -197,8 +204,17 @@ def same_value(a: Any, b: Any) -> bool:
     """True when two answers hold the same value (numbers to 1e-9, arrays and Series element by element, any order of index)."""
     import numpy as np
 
-    if is_lazy(a) or is_lazy(b):  # a recipe: the same tasks (deterministic names), nothing computed here
-        return is_lazy(a) and is_lazy(b) and a.__dask_keys__() == b.__dask_keys__()
+    if is_lazy(a) or is_lazy(b):  # a recipe: the same tasks (deterministic names), nothing computed here ...
+        if not (is_lazy(a) and is_lazy(b)):
+            return False
+        if a.__dask_keys__() == b.__dask_keys__():
+            return True
+        # ... or, where the names differ by design (a function or lambda defined in the cell, an impure delayed call),
+        # the same small result: both are computed and compared
+        if len(a.__dask_graph__()) > MAX_TASKS or len(b.__dask_graph__()) > MAX_TASKS or type(a) is not type(b):
+            return False
+        x, y = dask.compute(a, b)
+        return not is_lazy(x) and same_value(x, y)
     if type(a) is not type(b) and not (as_number(a) is not None and as_number(b) is not None):
         return False
     if hasattr(a, "sort_index") and hasattr(a, "index"):
@@ -224,7 +240,7 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     except NotReplayed:
         return
     except Exception as err:
-        raise _raised(err) from None
+        raise _raised(err, namespace) from None
     if found is None:
         return
     for name in names:
@@ -240,8 +256,14 @@ def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) 
         )
 
 
-def _raised(err: Exception) -> Hint:
+def _raised(err: Exception, namespace: dict[str, Any]) -> Hint:
     first = (str(err).strip().splitlines() or [""])[0][:200]
+    names = gone_names(namespace) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
+    if names:
+        return Hint(
+            f"could not be checked: data your answer cell uses is gone from the cluster ({names}: cancelled, lost in a "
+            "restart, or made on a cluster closed since). Re-run those cells in that order, then your answer cell, then this check."
+        )
     return Hint(
         f"could not be checked: the check runs your answer cell again to see what it does, and the cell raised "
         f"{type(err).__name__}: {first}. So the values your answer names hold may be left from an earlier run. "
@@ -262,7 +284,7 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
             f"Keep only the lines that make the answer in that cell, run it, then this check."
         ) from None
     except Exception as err:
-        raise _raised(err) from None
+        raise _raised(err, namespace) from None
     if found is None:
         return None
     for name in values:

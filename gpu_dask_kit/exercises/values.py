@@ -91,5 +91,5 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
         return None
     power = max(1, int(math.log(expected, 1024)))
     if any(close(given / 1000**p, expected / 1024**p, rel=0.002) for p in {power, max(1, power - 1)}):  # 4096MB for 4GiB too
-        return "Dask reads 'MB' and 'GB' as powers of 1000 bytes, 'MiB' and 'GiB' as powers of 1024 (GB and GiB differ by 7%)."
+        return "Dask reads 'MB' and 'GB' as powers of 1000 bytes (decimal), while the size you started from is in binary units: they differ by about 7%."
     return None

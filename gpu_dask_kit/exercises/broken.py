@@ -1,0 +1,81 @@
+"""An answer cell that does not parse: the names keep the values of an earlier run, so the check judges nothing else.
+
+IPython stores a cell in ``In`` even when it does not compile (an unclosed bracket), and it leaves every name as it
+was: the check would otherwise find the previous, parsable answer cell and judge the old value as if it were new.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from .replay import CELL, TIMING_MAGICS, _assigned, _parse
+
+__all__ = ["broken_cell"]
+
+_OPERATORS = re.compile(r"(\*\*|//|>>|<<|[-+*/%@&|^])$")
+
+
+def _assigns(source: str, name: str) -> bool:
+    """True when a line of ``source`` (code that may not parse) assigns ``name``: the name on the left of a ``=``."""
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    for line in source.splitlines():
+        match = re.search(r"(?<![=!<>])=(?!=)", line)
+        if match is None or line.lstrip().startswith("#"):
+            continue
+        left = _OPERATORS.sub("", line[: match.start()].rstrip()).split(":")[0]  # `x +=`, `x: int =`
+        if word.search(left) and re.fullmatch(r"[\w\s,()\[\]*.]*", left):
+            return True
+    return False
+
+
+def _unparsable(source: str) -> tuple[str, SyntaxError] | None:
+    """(the code that does not parse, its error) for a cell, or the code of a ``%%time`` cell inside it; else None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as err:
+        return source, err
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        func = getattr(call, "func", None)
+        if isinstance(call, ast.Call) and getattr(func, "attr", "") in ("run_cell_magic", "run_line_magic") and call.args:
+            magic, code = call.args[0], call.args[-1]
+            if isinstance(magic, ast.Constant) and magic.value in TIMING_MAGICS and isinstance(code, ast.Constant) and isinstance(code.value, str):
+                try:
+                    ast.parse(code.value)
+                except SyntaxError as err:
+                    return code.value, err
+    return None
+
+
+def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    """What to tell the learner when the latest cell in ``In`` that assigns one of ``names`` does not parse; else None.
+
+    >>> msg = broken_cell({"In": ["", "total = a.sum()", "total = (a**2).sum(", "check()"]}, ("total",))
+    >>> "does not run" in msg and "SyntaxError: '(' was never closed, line 1" in msg
+    True
+    """
+    history = namespace.get("In")
+    if isinstance(namespace.get(CELL), str) or not isinstance(history, list):
+        return None
+    for source in reversed(history):
+        if not isinstance(source, str):
+            continue
+        found = _unparsable(source)
+        if found is None:
+            tree = _parse(source)
+            if tree is not None and any(_assigned(tree, n) is not None for n in names):
+                return None  # the latest answer cell parses: judge it as usual
+            continue
+        hit = [n for n in names if _assigns(found[0], n)]
+        if not hit:
+            continue
+        err = found[1]
+        line = f", line {err.lineno}" if err.lineno else ""
+        return (
+            f"your latest answer cell (the one that assigns {hit[0]}) does not run: Python cannot read it (SyntaxError: "
+            f"{err.msg}{line}), so nothing in it ran and the check judges nothing: {' and '.join(hit)} still hold"
+            f"{'s' if len(hit) == 1 else ''} what an earlier cell made. Fix that cell and run it, then this check."
+        )
+    return None

@@ -1,0 +1,56 @@
+"""What a check says when the data an answer needs is gone, or when there is no cluster: which names, which cells.
+
+The chain (which names hold cancelled or orphaned futures, which cells make them) is the re-run hint's
+(``gpu_dask_kit.notebook.rerun``); this module only phrases it for a check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from distributed import get_client
+
+from ..notebook.rerun import cells_making, stale_names
+
+__all__ = ["cluster_state", "no_cluster", "gone_names"]
+
+#: What a check says in a kernel where no cluster was ever started (not "closed": nothing was).
+NO_CLUSTER = (
+    "Could not be checked ({key}): no cluster was started yet in this kernel: run the set-up cell (the one with "
+    "`session = kit.start_cluster(...)`){cell}, then your answer cell, then this check."
+)
+
+
+def cluster_state(namespace: dict[str, Any]) -> str:
+    """ "running", "closed" (a session or client that was closed) or "none" (no session and no client in this kernel)."""
+    client = getattr(namespace.get("session"), "client", None)
+    if client is None:
+        try:
+            client = get_client()
+        except ValueError:
+            return "none"
+    return "closed" if str(getattr(client, "status", "")) in ("closed", "closing") else "running"
+
+
+def _history(namespace: dict[str, Any]) -> list[str]:
+    history = namespace.get("In")
+    return [str(s) for s in history] if isinstance(history, list) else []
+
+
+def no_cluster(key: str, namespace: dict[str, Any]) -> str:
+    """The sentence for a kernel where no cluster was started (names the set-up cell when the history has it)."""
+    numbers = cells_making(_history(namespace), "session")
+    return NO_CLUSTER.format(key=key, cell=f" (In [{numbers[-1]}])" if numbers else "")
+
+
+def gone_names(namespace: dict[str, Any]) -> str | None:
+    """ "`x` (In [3]), `u` (In [5])": the names whose data on the cluster is gone and the cells that make them; None: none."""
+    names = [n for n in stale_names(namespace, "restarted") + stale_names(namespace, "closed") if n not in ("session", "client")]
+    if not names:
+        return None
+    history = _history(namespace)
+    parts = []
+    for name in dict.fromkeys(names):
+        numbers = cells_making(history, name)
+        parts.append(f"`{name}` ({' then '.join(f'In [{n}]' for n in numbers)})" if numbers else f"`{name}`")
+    return ", ".join(parts[:6])

@@ -91,7 +91,8 @@ async def _ask(address: str, options: ClusterOptions, method: str, *args: Any) -
             ) from exc
         raise KitError(f"The Dask Gateway at {address} answered HTTP {exc.status} {exc.message}.") from exc
     except (aiohttp.ClientError, OSError, ValueError, TypeError, ImportError) as exc:
-        raise KitError(f"The Dask Gateway at {address} could not be reached ({type(exc).__name__}: {exc}). Check the address and that the gateway runs.") from exc
+        why = f"{type(exc).__name__}: {exc}"
+        raise KitError(f"The Dask Gateway at {address} could not be reached ({why}). Check the address and that the gateway runs.") from exc
 
 
 async def list_clusters(timeout: float, in_thread: Any) -> dict[str, Any]:
@@ -109,10 +110,11 @@ async def list_clusters(timeout: float, in_thread: Any) -> dict[str, Any]:
         reports = await asyncio.wait_for(_ask(address, options, "list_clusters"), timeout)
     except KitError as exc:
         return gateway_clusters_reply(address, [], str(exc))
-    except asyncio.TimeoutError:
-        return gateway_clusters_reply(address, [], f"The Dask Gateway at {address} did not answer within {timeout:g} s. Check the address and that the gateway runs.")
+    except TimeoutError:
+        silent = f"The Dask Gateway at {address} did not answer within {timeout:g} s. Check the address and that the gateway runs."
+        return gateway_clusters_reply(address, [], silent)
     workers = await asyncio.gather(*(in_thread(_workers, r.dashboard_link, min(timeout, 2.0)) for r in reports))
-    return gateway_clusters_reply(address, [gateway_cluster_model(r, n) for r, n in zip(reports, workers)], None)
+    return gateway_clusters_reply(address, [gateway_cluster_model(r, n) for r, n in zip(reports, workers, strict=True)], None)
 
 
 async def stop_cluster(name: str, timeout: float) -> bool:
@@ -140,7 +142,7 @@ class GatewayClustersHandler(KitHandler):
         timeout = self.state.gateway_timeout
         try:
             model = await asyncio.wait_for(list_clusters(timeout, self.in_thread), timeout + 3.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             where = gateway_address(_options(timeout)) or "the configured address"
             model = gateway_clusters_reply(where, [], f"The Dask Gateway at {where} did not answer within {timeout + 3.0:g} s.")
         self.finish_json(model)
@@ -160,7 +162,7 @@ class GatewayClusterHandler(KitHandler):
             raise web.HTTPError(404, str(exc)) from None
         except KitError as exc:
             raise web.HTTPError(502, str(exc)) from None
-        except asyncio.TimeoutError:  # also the gateway's own calls, time-boxed inside
+        except TimeoutError:  # also the gateway's own calls, time-boxed inside
             raise web.HTTPError(504, f"The Dask Gateway did not stop {name} within {box:g} s; it may still be stopping.") from None
         self.set_status(204 if stopped else 202)
         self.finish()

@@ -15,9 +15,9 @@ from conftest import ARTIFACTS, run_command, save_screenshot
 
 pytest.importorskip("dask_gateway_server", reason="needs dask-gateway-server (pip install 'dask-gateway-server[local]' dask-gateway)")
 
-from dask_gateway import BasicAuth, Gateway  # noqa: E402
+from dask_gateway import BasicAuth, Gateway
 
-from tests.gateway.server import PASSWORD, start_gateway  # noqa: E402
+from tests.gateway.server import PASSWORD, start_gateway
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
 DARK = "JupyterLab Dark"

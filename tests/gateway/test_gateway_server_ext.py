@@ -86,7 +86,7 @@ async def test_each_user_lists_and_stops_only_their_own_gateway_clusters(jp_fetc
         assert code == 204
         print(f"\nsidebar stop of a 1-worker gateway cluster: {stop_s:.1f} s (shared, loaded machine)")
     finally:
-        for name, gw in users.items():
+        for gw in users.values():
             for report in gw.list_clusters():
                 gw.stop_cluster(report.name)
     assert not wait_gone(pids, gateway)

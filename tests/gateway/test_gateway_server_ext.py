@@ -12,6 +12,8 @@ import time
 import dask.config
 import pytest
 from dask_gateway import BasicAuth, Gateway
+from pytest_jupyter.jupyter_core import jp_asyncio_loop  # noqa: F401  (the real ones here: conftest switches them off)
+from pytest_jupyter.jupyter_server import jp_server_cleanup  # noqa: F401
 
 from .conftest import as_user, cluster_pids, wait_gone
 from .server import PASSWORD, free_port

@@ -9,9 +9,11 @@ fake NVML of the unit tests.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib
 import os
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,12 @@ def record() -> dict:
     return registry.SessionRecord(id="0" * 32, owner=owner, scheduler_address=None, dashboard_link=None, mode="cpu", n_workers=1, options={}).to_dict()
 
 
+def gateway_report():
+    """The public fields of dask-gateway's ClusterReport that the model reads."""
+    status = types.SimpleNamespace(name="RUNNING")
+    return types.SimpleNamespace(name="abc", status=status, dashboard_link=None, start_time=datetime.datetime(2026, 1, 1))
+
+
 def produced() -> dict[str, set[str]]:
     det = detection_module()
     return {
@@ -54,6 +62,8 @@ def produced() -> dict[str, set[str]]:
         "IMemoryTotals": set(models.memory_totals({"workers": []})),
         "ISessionModel": set(models.session_model(record(), None, in_server=False, proxy=False)),
         "ISessionsReply": set(models.sessions_reply([], {}, set(), proxy=False)),
+        "IGatewayClusterModel": set(models.gateway_cluster_model(gateway_report(), 1)),
+        "IGatewayClustersReply": set(models.gateway_clusters_reply(None, [], None)),
     }
 
 

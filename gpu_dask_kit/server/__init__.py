@@ -5,6 +5,7 @@ Enabled on install by ``jupyter-config/jupyter_server_config.d/gpu_dask_kit.json
 
 - ``c.GpuDaskKit.workshop_notebook``: the Launcher card's notebook, relative to the server root.
 - ``c.GpuDaskKit.gpu_sample_interval``: seconds between two NVML reads, whatever the number of tabs.
+- ``c.GpuDaskKit.gateway_timeout``: seconds a Dask Gateway call of the sidebar may take (then a sentence).
 
 Loading it also puts ``dask-labextension.yaml`` into ``dask.config`` as defaults, so the Dask pane's
 "+ NEW" starts a kit cluster (``gpu_dask_kit.integrations.labextension.make_cluster``) that our sidebar lists.
@@ -22,6 +23,7 @@ from traitlets import Float, Unicode
 from traitlets.config import Configurable
 
 from ..links import link_config
+from .gateway import gateway_handlers
 from .handlers import ServerState, make_handlers
 from .memory_cache import MemoryCache
 from .sampler import GpuSampler
@@ -45,6 +47,7 @@ class GpuDaskKit(Configurable):
     gpu_sample_interval = Float(1.0, min=0.1, config=True, help="Seconds between two NVML reads (shared by all clients).")
     memory_cache_seconds = Float(5.0, min=0.0, config=True, help="Seconds a session's memory totals are reused.")
     memory_timeout = Float(2.0, min=0.1, config=True, help="Seconds to wait for a scheduler's memory snapshot.")
+    gateway_timeout = Float(5.0, min=0.5, config=True, help="Seconds a Dask Gateway call of the sidebar may take before it answers with a sentence.")
 
 
 def load_labextension_config() -> dict[str, Any]:
@@ -76,10 +79,11 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         sampler=GpuSampler(settings.gpu_sample_interval),
         memory=MemoryCache(max_age=settings.memory_cache_seconds, timeout=settings.memory_timeout, wait=min(1.0, settings.memory_timeout)),
         proxy=_proxy_enabled(serverapp),
+        gateway_timeout=settings.gateway_timeout,
     )
     web_app = serverapp.web_app
     prefix = url_path_join(web_app.settings["base_url"], API_PATH)
-    web_app.add_handlers(".*$", make_handlers(prefix, state))
+    web_app.add_handlers(".*$", make_handlers(prefix, state) + gateway_handlers(prefix, {"state": state}))
     web_app.settings["gpu_dask_kit_state"] = state
     web_app.settings.setdefault("page_config_data", {})[PAGE_CONFIG_KEY] = settings.workshop_notebook
     serverapp.log.info("gpu-dask-kit server extension loaded at %s", prefix)

@@ -6,6 +6,7 @@ Routes, under ``<base_url>gpu-dask-kit/api/``:
 - ``GET gpus``             -> the shared sampler (``environment.sample_gpus().to_dict()``, cached)
 - ``GET sessions``         -> ``models.sessions_reply`` over ``registry.list_sessions()``
 - ``DELETE sessions/<id>`` -> 204; 400 for a malformed id, 404 for an unknown one
+- ``gateway-clusters``     -> the user's Dask Gateway clusters (:mod:`.gateway`)
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ AUTH_RESOURCE = "gpu-dask-kit"
 
 @dataclass
 class ServerState:
-    """What the handlers of one server share: one sampler, one memory cache."""
+    """What the handlers of one server share: one sampler, one memory cache, the gateway calls' time box."""
 
     sampler: GpuSampler
     memory: MemoryCache
     proxy: bool = False
+    gateway_timeout: float = 5.0
 
     def close(self) -> None:
         self.sampler.close()

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply", "memory_thresholds", "environment_model"]
+__all__ = ["memory_totals", "dashboard_path", "session_model", "sessions_reply", "memory_thresholds", "environment_model",
+           "gateway_cluster_model", "gateway_clusters_reply"]  # fmt: skip
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""}
 
@@ -95,3 +96,25 @@ def environment_model(report: dict[str, Any]) -> dict[str, Any]:
     ['memory_critical', 'memory_warn', 'mode']
     """
     return dict(report, **memory_thresholds())
+
+
+def gateway_cluster_model(report: Any, workers: int | None) -> dict[str, Any]:
+    """One item of ``GET gateway-clusters`` from dask-gateway's ``ClusterReport`` (its public fields) and the
+    worker count its scheduler gave (None: unknown). ``dashboard_link`` goes through the gateway's proxy.
+
+    >>> import datetime, enum, types
+    >>> status = enum.Enum("ClusterStatus", "PENDING RUNNING")
+    >>> r = types.SimpleNamespace(name="abc", status=status.RUNNING, dashboard_link="http://gw/clusters/abc/status",
+    ...                           start_time=datetime.datetime(2026, 11, 24, 6, 30))
+    >>> gateway_cluster_model(r, 2)["status"], gateway_cluster_model(r, 2)["started"]
+    ('running', '2026-11-24T06:30:00')
+    """
+    status = getattr(report.status, "name", str(report.status))
+    started = report.start_time.isoformat() if report.start_time is not None else None
+    return {"name": report.name, "status": status.lower(), "workers": workers, "dashboard_link": report.dashboard_link, "started": started}
+
+
+def gateway_clusters_reply(address: str | None, clusters: list[dict[str, Any]], error: str | None) -> dict[str, Any]:
+    """The model of ``GET gpu-dask-kit/api/gateway-clusters``: ``configured`` false when no gateway is named
+    (the sidebar then shows no gateway section); ``error`` is one sentence, or null."""
+    return {"configured": address is not None, "address": address, "clusters": clusters, "error": error, "time": time.time()}

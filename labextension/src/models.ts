@@ -134,3 +134,27 @@ export interface ISessionsReply {
   sessions: ISessionModel[];
   time: number;
 }
+
+/** One of the user's Dask Gateway clusters (an item of `GET gateway-clusters`). */
+// mirrors gpu_dask_kit.server.models.gateway_cluster_model
+export interface IGatewayClusterModel {
+  name: string;
+  /** The gateway's status, lower case: "pending", "running", "stopping", ... */
+  status: string;
+  /** Workers its scheduler reports; null when it did not answer. */
+  workers: number | null;
+  /** The dashboard through the gateway's proxy; null until it runs. */
+  dashboard_link: string | null;
+  started: string | null;
+}
+
+/** `GET gateway-clusters`: `configured` false when no gateway is named (no sidebar section). */
+// mirrors gpu_dask_kit.server.models.gateway_clusters_reply
+export interface IGatewayClustersReply {
+  configured: boolean;
+  address: string | null;
+  clusters: IGatewayClusterModel[];
+  /** One sentence (unreachable gateway, refused login, ...), or null. */
+  error: string | null;
+  time: number;
+}

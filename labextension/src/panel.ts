@@ -9,6 +9,7 @@ import { Widget } from '@lumino/widgets';
 import { serverUrl } from './api';
 import { el } from './bars';
 import { renderEnvironment } from './environment';
+import { GatewayModel, renderGateway } from './gateway';
 import { ISessionModel } from './models';
 import { ISessionActions, renderGPUs, renderSessions } from './render';
 import { Change, SidebarModel } from './sidebarmodel';
@@ -65,10 +66,16 @@ export class GpuDaskPanel extends Widget {
     this._gpuNode = this.node.appendChild(el('div', 'gdk-gpu-section'));
     this.node.appendChild(el('h3', 'gdk-section-title', 'Sessions'));
     this._sessionsNode = this.node.appendChild(el('div', 'gdk-sessions-section'));
+    this._gatewayTitle = this.node.appendChild(
+      el('h3', 'gdk-section-title gdk-gateway-title', 'Dask Gateway clusters')
+    );
+    this._gatewayNode = this.node.appendChild(el('div', 'gdk-gateway-section'));
     this._errorNode = this.node.appendChild(el('div', 'gdk-error'));
     this._errorNode.setAttribute('role', 'alert');
 
     this.model.changed.connect(this._onChanged, this);
+    this.model.gateway.changed.connect(this._renderGateway, this);
+    this._renderGateway();
     this._renderGPUs();
     this._renderSessions();
     this._renderErrors();
@@ -101,6 +108,7 @@ export class GpuDaskPanel extends Widget {
       return;
     }
     this.model.changed.disconnect(this._onChanged, this);
+    this.model.gateway.changed.disconnect(this._renderGateway, this);
     super.dispose();
   }
 
@@ -160,6 +168,14 @@ export class GpuDaskPanel extends Widget {
     this._sessionsNode.replaceChildren(renderSessions(sessions, this._actions(), thresholds));
   }
 
+  /** The gateway section, shown only when the server names a gateway. */
+  private _renderGateway(gateway: GatewayModel = this.model.gateway): void {
+    const shown = !!gateway.reply?.configured;
+    this._gatewayTitle.style.display = shown ? '' : 'none';
+    this._gatewayNode.style.display = shown ? '' : 'none';
+    this._gatewayNode.replaceChildren(renderGateway(gateway));
+  }
+
   private _renderErrors(): void {
     const errors = this.model.errors;
     this._errorNode.textContent = errors.join(' · ');
@@ -170,4 +186,6 @@ export class GpuDaskPanel extends Widget {
   private _gpuNode: HTMLElement;
   private _sessionsNode: HTMLElement;
   private _errorNode: HTMLElement;
+  private _gatewayTitle: HTMLElement;
+  private _gatewayNode: HTMLElement;
 }

@@ -9,6 +9,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { requestAPI } from './api';
 import { IThresholds } from './bars';
+import { GatewayModel } from './gateway';
 import { IEnvironmentModel, IGPUSample, ISessionModel, ISessionsReply } from './models';
 
 /** How often the model polls, in milliseconds. */
@@ -63,7 +64,11 @@ export class SidebarModel {
       frequency: frequency(intervals.sessions),
       standby
     });
+    this.gateway = new GatewayModel(settings, standby);
   }
+
+  /** The user's Dask Gateway clusters (a section shown only when a gateway is configured). */
+  readonly gateway: GatewayModel;
 
   /** The server connection settings (base URL, token) every request uses. */
   readonly serverSettings: ServerConnection.ISettings;
@@ -139,7 +144,8 @@ export class SidebarModel {
 
   /** Re-read GPUs and sessions now. */
   async refresh(): Promise<void> {
-    await Promise.all([this._gpuPoll.refresh(), this._sessionsPoll.refresh()]);
+    const polls = [this._gpuPoll.refresh(), this._sessionsPoll.refresh(), this.gateway.refresh()];
+    await Promise.all(polls);
   }
 
   /** Read the environment model (detection and the memory-warning threshold). */
@@ -182,6 +188,7 @@ export class SidebarModel {
     this._disposed = true;
     this._gpuPoll.dispose();
     this._sessionsPoll.dispose();
+    this.gateway.dispose();
     Signal.clearData(this);
   }
 

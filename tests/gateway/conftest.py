@@ -35,6 +35,19 @@ def as_user(name: str, password: str = PASSWORD) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def jp_asyncio_loop() -> Iterator[None]:
+    """pytest-jupyter's autouse fixtures (its plugin is loaded by test_gateway_server_ext.py, for the whole
+    run) replace and close the main thread's event loop around every test, which breaks the sync dask-gateway
+    tests here: switched off in this directory; that module brings the real ones back for itself."""
+    yield None
+
+
+@pytest.fixture(autouse=True)
+def jp_server_cleanup() -> Iterator[None]:
+    yield None
+
+
 def cluster_pids(server: GatewayServer) -> set[int]:
     """PIDs of the processes the gateway runs for clusters now (its proxy excluded)."""
     return {p.pid for p in server.descendants()} - server.baseline

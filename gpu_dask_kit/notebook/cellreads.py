@@ -25,7 +25,8 @@ def _stored(statement: ast.stmt) -> set[str]:
         return {statement.name}
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
-    found, todo = set(), [statement]
+    found: set[str] = set()
+    todo: list[ast.AST] = [statement]
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -39,7 +40,8 @@ def _function_globals(value: Any, seen: set[int], depth: int = 3) -> set[str]:
     if not isinstance(value, types.FunctionType) or id(value) in seen or depth == 0:
         return set()
     seen.add(id(value))
-    names, codes = set(), [value.__code__]
+    names: set[str] = set()
+    codes = [value.__code__]
     while codes:
         code = codes.pop()
         names.update(code.co_names)
@@ -61,7 +63,8 @@ def names_read(source: str, namespace: Mapping[str, Any] | None = None) -> set[s
     except SyntaxError:  # IPython magics, or a cell that does not parse: every word, to be safe
         found = set(re.findall(r"[A-Za-z_]\w*", source or ""))
     else:
-        found, assigned = set(), set()
+        found = set()
+        assigned: set[str] = set()
         for statement in tree.body:
             loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             found |= loads - assigned

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .cellreads import cells_needed, gone_path
+from .cellreads import cells_needed, gone_path, names_read
 
 __all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in", "start_cell"]
 
@@ -132,12 +132,16 @@ def cells_making(history: list[str], name: str) -> list[int]:
     return found
 
 
-def start_cell(history: list[str], started_in: int | None = None) -> int | None:
-    """The cell that started the current session: ``started_in`` (recorded when the session was made, see
-    :mod:`gpu_dask_kit.notebook.hints`), else the last cell whose own line (not one in a loop or branch) does
-    ``session = ...start_cluster(``, else any that calls ``start_cluster(``."""
-    if started_in is not None and 0 < started_in < len(history):
-        return started_in
+def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = None, reads: Iterable[str] = ()) -> int | None:
+    """The cell that made the session the failing cell uses: ``started_in`` (recorded after each cell by
+    :mod:`gpu_dask_kit.notebook.hints`: for each variable holding a session, the cell that put it there, and under
+    ``""`` the cell that made the kit's current session), the latest of those the failing cell ``reads``; else the
+    last cell whose own line (not one in a loop or branch) does ``session = ...start_cluster(``, else any that
+    calls ``start_cluster(``."""
+    made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
+    known = [made[name] for name in reads if name in made] or ([made[""]] if "" in made else [])
+    if known and 0 < max(known) < len(history):
+        return max(known)
     past = history[:-1]  # the last one is the failing cell
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
         found = cell_of(past, pattern)
@@ -161,8 +165,8 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
     cells, made = cells_needed(history, [0, *before, *([start] if start else [])], namespace, needed, making)
     steps = []
     for number in [*before, *([start] if start else [])]:
-        what = [f"`{n}`" for n in made_first if number in making(n)]
-        steps.append(f"In [{number}]" + (f" (makes {', '.join(what[:3])})" if what else " (starts the cluster)"))
+        first = ", ".join([f"`{n}`" for n in made_first if number in making(n)][:3])
+        steps.append(f"In [{number}]" + (f" (makes {first})" if first else " (starts the cluster)"))
     if start and len(steps) == 1:
         steps = [f"the cell that starts the cluster (In [{start}])"]
     groups: list[tuple[str, list[int]]] = []  # consecutive cells that make the same names: one step
@@ -178,9 +182,11 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
     return ", then ".join(steps)
 
 
-def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None, session: Any = None, started_in: int | None = None) -> str | None:
-    """The plain sentence for ``exc`` (None when it is none of the errors above). ``started_in``: the execution
-    number of the cell that made the current session, when known."""
+def explain_rerun(
+    exc: BaseException, namespace: Mapping[str, Any] | None = None, session: Any = None, started_in: int | Mapping[str, int] | None = None
+) -> str | None:
+    """The plain sentence for ``exc`` (None when it is none of the errors above). ``started_in``: the cells that made
+    the notebook's sessions, when known (see :func:`start_cell`)."""
     kind = kind_of(exc)
     if kind is None:
         return None
@@ -198,8 +204,10 @@ def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None
     if kind == "restarted":
         steps = _steps(history, namespace, stale, None) or "the cells above that persist() or submit() the data it uses"
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {steps}, then this cell."
-    alive = session is not None and session.is_alive()
-    start = None if alive else start_cell(history, started_in)
+    reads = names_read(history[-1], namespace) if history else set()
+    used = [namespace[name] for name in reads if callable(getattr(namespace.get(name), "is_alive", None))] or [session]
+    alive = all(s is not None and s.is_alive() for s in used)  # the sessions the failing cell reads, else the current one
+    start = None if alive else start_cell(history, started_in, reads)
     steps = _steps(history, namespace, stale, start) or "the cell that starts the cluster"
     if kind == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data
         closed = "gpu-dask-kit: this notebook's cluster was closed (its close cell ran), so this cell has nowhere to compute"

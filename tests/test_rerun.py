@@ -88,3 +88,13 @@ def test_files_removed_by_a_clean_up_cell_name_the_cells_that_write_them(tmp_pat
     assert text is not None and "make `RAW` (In [2]), then this cell." in text, text
     unknown = explain_rerun(FileNotFoundError(2, "No such file or directory", str(tmp_path / "typo.csv")), {"In": history})
     assert unknown is not None and "re-run the cell that writes it" in unknown, unknown
+
+
+def test_steps_to_remake_names_the_cells_for_given_names_in_order():
+    """For the exercise checks (review 5 item 5: "x, u, s, v are gone: re-run cell 32"): the names are given, not read."""
+    from gpu_dask_kit.notebook.rerun import steps_to_remake
+
+    history = ["", "x = make()", "x = x.persist()\nu, s, v = svd(x)", "exercises.check('02-1', globals())"]
+    assert steps_to_remake({"In": history}, ["u", "s", "v"]) == "the cell that makes `s`, `u`, `v` (In [2])"
+    assert steps_to_remake({"In": history}, ["x"]) == "the cells that make `x` (In [1] then In [2])"
+    assert steps_to_remake({"In": history}, ["nothing"]) is None

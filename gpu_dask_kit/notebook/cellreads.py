@@ -11,10 +11,10 @@ import ast
 import os
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["names_read", "gone_path", "cells_needed"]
+__all__ = ["names_read", "gone_path", "cells_needed", "cell_of", "cells_making"]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -78,6 +78,38 @@ def names_read(source: str, namespace: Mapping[str, Any] | None = None) -> set[s
 def gone_path(value: Any) -> bool:
     """True for an absolute path (a str) that is not there any more (a clean-up cell removed it)."""
     return isinstance(value, str) and os.path.isabs(value) and "\n" not in value and not os.path.exists(value)
+
+
+def cell_of(history: Iterable[str], pattern: str) -> int | None:
+    """The execution number of the last cell in ``history`` (IPython's ``In``) that matches ``pattern``.
+
+    >>> cell_of(["", "x = 1", "y = x.persist()", "print(y)"], r"^\\s*y\\s*=")
+    2
+    """
+    found = None
+    for number, source in enumerate(history):
+        if re.search(pattern, source or "", flags=re.MULTILINE):
+            found = number
+    return found
+
+
+def cells_making(history: list[str], name: str) -> list[int]:
+    """The cells to run again, in order, to make ``name`` afresh: the last cell assigning it and, while that cell
+    builds it from itself (``x = x.persist()``), the cell before that assigns it.
+
+    >>> cells_making(["", "x = da.ones(9)", "x = x.persist()", "print(x)", "x = x.persist()"], "x")
+    [1, 4]
+    """
+    target = re.compile(rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)(?P<rhs>.*)$", flags=re.MULTILINE)
+    found: list[int] = []
+    for number in range(len(history) - 1, 0, -1):
+        matches = list(target.finditer(history[number] or ""))
+        if not matches or any(history[number] == history[n] for n in found):
+            continue  # not this name, or the same cell run again (named once)
+        found.insert(0, number)
+        if not any(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
+            break  # made from other names: nothing earlier is needed
+    return found
 
 
 def cells_needed(

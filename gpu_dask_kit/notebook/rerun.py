@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .cellreads import cells_needed, gone_path, names_read
+from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in", "start_cell"]
+__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in", "start_cell", "steps_to_remake"]
 
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
 
@@ -100,38 +100,6 @@ def stale_names(namespace: Mapping[str, Any], kind: str) -> list[str]:
     return names
 
 
-def cell_of(history: Iterable[str], pattern: str) -> int | None:
-    """The execution number of the last cell in ``history`` (IPython's ``In``) that matches ``pattern``.
-
-    >>> cell_of(["", "x = 1", "y = x.persist()", "print(y)"], r"^\\s*y\\s*=")
-    2
-    """
-    found = None
-    for number, source in enumerate(history):
-        if re.search(pattern, source or "", flags=re.MULTILINE):
-            found = number
-    return found
-
-
-def cells_making(history: list[str], name: str) -> list[int]:
-    """The cells to run again, in order, to make ``name`` afresh: the last cell assigning it and, while that cell
-    builds it from itself (``x = x.persist()``), the cell before that assigns it.
-
-    >>> cells_making(["", "x = da.ones(9)", "x = x.persist()", "print(x)", "x = x.persist()"], "x")
-    [1, 4]
-    """
-    target = re.compile(rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)(?P<rhs>.*)$", flags=re.MULTILINE)
-    found: list[int] = []
-    for number in range(len(history) - 1, 0, -1):
-        matches = list(target.finditer(history[number] or ""))
-        if not matches or any(history[number] == history[n] for n in found):
-            continue  # not this name, or the same cell run again (named once)
-        found.insert(0, number)
-        if not any(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
-            break  # made from other names: nothing earlier is needed
-    return found
-
-
 def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = None, reads: Iterable[str] = ()) -> int | None:
     """The cell that made the session the failing cell uses: ``started_in`` (recorded after each cell by
     :mod:`gpu_dask_kit.notebook.hints`: for each variable holding a session, the cell that put it there, and under
@@ -180,6 +148,19 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
         where = " then ".join(f"In [{n}]" for n in numbers)
         steps.append(f"the cell{'s' if len(numbers) > 1 else ''} that make{'' if len(numbers) > 1 else 's'} {what} ({where})")
     return ", then ".join(steps)
+
+
+def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str]) -> str | None:
+    """The cells to run again, in order, to make ``names`` afresh (and what they need that is gone), as the re-run
+    sentence says them: "the cell that makes `x` (In [5]), then ..." (None when no cell in ``In`` makes them).
+    For messages that know the stale names themselves (the exercise checks): the failing cell's reads do not count.
+
+    >>> steps_to_remake({"In": ["", "x = da.ones(9)", "y = x.persist()", "check()"]}, ["y"])
+    'the cell that makes `y` (In [2])'
+    """
+    wanted = [name for name in names if name.isidentifier()]
+    history = [str(s) for s in namespace.get("In", [])] + [" ".join(wanted)]  # as if one cell read just these
+    return _steps(history, namespace, set(wanted), None) or None
 
 
 def explain_rerun(

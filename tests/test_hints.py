@@ -95,3 +95,44 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         kc.stop_channels()
         km.shutdown_kernel(now=False)
     assert not wait_for_no_new_children(before)
+
+
+def test_after_the_close_cell_the_hint_names_what_the_failing_cell_reads_and_the_cell_that_made_the_session(runtime_dir, tmp_path):
+    """Review 5 (09 cells 14/23, 08 cell 19): after the close cell the sentence named a later cell that only *could*
+    start a cluster (In a GPU branch) and every stale name (`a`, `futures`, `total`) whatever the failing cell read,
+    and for 08 not the cells that make the scheduler file a clean-up removed. Now: the cell that made the session,
+    the names the failing cell reads, in order; and following it works."""
+    before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
+    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    try:
+        cells = [
+            "import os, shutil, gpu_dask_kit as kit, dask.array as da",
+            "session = kit.start_cluster(n_workers=1, threads_per_worker=1, verbose=False)",  # In [2]
+            "a = da.ones(100, chunks=10).persist()",  # In [3]
+            "if session.mode == 'gpu' and False:\n    session = kit.start_cluster(n_workers=1, rmm_pool_size=0.5)\nprint(a.sum().compute())",
+            "futures = session.client.map(abs, range(4))\ntotal = session.client.submit(sum, futures)",  # In [5]
+            f"WORKDIR = {str(tmp_path / 'work')!r}\nos.makedirs(WORKDIR)\nMARK = os.path.join(WORKDIR, 'mark')\nopen(MARK, 'w').close()",
+            "print(session.is_alive())",  # In [7]
+            "session.close()\nshutil.rmtree(WORKDIR)",  # In [8]
+        ]
+        for code in cells:
+            status, out = _run(kc, code)
+            assert status == "ok", (code, out)
+        status, out = _run(kc, "print(session.client.scheduler_info()['workers'])")  # reads only `session`
+        assert status == "error" and "most recent call last" not in out, out
+        assert "re-run the cell that starts the cluster (In [2]), then this cell." in out, out
+        assert not any(f"`{name}`" in out for name in ("a", "futures", "total")), out
+        status, out = _run(kc, "print(total.result(), open(MARK).read())")  # a stale future and a gone file
+        assert "re-run the cell that starts the cluster (In [2]), then the cell that makes `total` (In [5])" in out, out
+        assert "then the cell that makes `MARK` (In [6]), then this cell." in out and "`a`" not in out, out
+        status, out = _run(kc, "print(session.scheduler_address)")  # AttributeError from the closed session
+        assert status == "error" and "most recent call last" not in out and "re-run the cell that starts the cluster (In [2])" in out, out
+        for code in (cells[1], cells[5], cells[4], "print(total.result(), open(MARK).read() == '')"):  # as the hint says
+            status, out = _run(kc, code)
+            assert status == "ok", (code, out)
+        assert out.strip() == "6 True", out
+        assert _run(kc, "session.close()")[0] == "ok"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)
+    assert not wait_for_no_new_children(before)

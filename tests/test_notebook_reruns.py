@@ -147,3 +147,65 @@ def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_d
     assert not {k: v for k, v in problems.items() if v}, problems
     assert not leftovers, f"the close cell left {len(leftovers)} process(es) running (stopped by the test: {stopped})"
     print(f"{path.name}: {took:.0f} s, {len(later)} later cells, each after a restart; restarts that failed: {failed_restarts}")
+
+
+#: Review 5: after Run All and the close cell, the failing cell, and the cells (by index) its sentence must name.
+CLOSE_THEN = {
+    "09_gpu_first": (14, [2]),  # not the allocator timing cell 10 (it starts a cluster on GPUs only), nor a/futures/total
+    "08_scripts_and_clusters": (19, [6, 11, 16]),  # the work folder, the scheduler (file), then the connect cell
+}
+
+
+@pytest.mark.reruns
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("stem", sorted(CLOSE_THEN))
+def test_after_the_close_cell_the_sentence_names_the_cells_to_run_and_following_it_works(stem, runtime_dir, monkeypatch):
+    """Review 5 item 16: 09 cell 14 named In [6] (cell 10) and `a`, `futures`, `total`; 08 cell 19 named cell 16 (whose
+    scheduler the close cell stopped, in a folder it removed): following that gave raw FileNotFoundError and
+    AttributeError. Now the sentence names the cells the failing cell needs, in order, and running them makes it work."""
+    import re
+
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("GPU_DASK_KIT_SCALE", "small")
+    failing, expected = CLOSE_THEN[stem]
+    before = kit_children()
+    nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    client = NotebookClient(
+        nb,
+        kernel_manager_class=_kernel_manager_class(),
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT,
+        allow_errors=True,
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+    )
+    cell_of_count: dict[int, int] = {}
+
+    def run(indexes: list[int]) -> list[str]:
+        found = []
+        for i in indexes:
+            _execute(client, nb.cells[i], i, stem)
+            cell_of_count[nb.cells[i].execution_count] = i
+            found += [f"cell {i}: {e}" for e in _errors(nb.cells[i])]
+        return found
+
+    with client.setup_kernel(env=dict(os.environ)):
+        kernel = kit_children() - before
+        try:
+            assert not run(code), "Run All failed"
+            assert not run([code[-1]]), "the close cell failed"
+            run([failing])
+            text = "".join(o.get("text", "") for o in nb.cells[failing].outputs if o.output_type == "stream")
+            assert "gpu-dask-kit:" in text, nb.cells[failing].outputs
+            named = [cell_of_count[int(n)] for n in re.findall(r"In \[(\d+)\]", text)]
+            assert named == expected, (named, text)
+            assert not run([*named, failing]), "following the sentence did not work"
+            if stem.startswith("08"):  # the script cell reads the script the close cell removed: made again too
+                assert not run([8]), "cell 8 after following the sentence"
+            assert not run([code[-1]])
+            leftovers = wait_for_no_new_children(before | kernel, timeout=30)
+        finally:
+            started = kit_children() - before
+    end_processes(processes(started - kernel), timeout=10)
+    assert not leftovers, f"{len(leftovers)} process(es) left running"

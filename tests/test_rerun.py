@@ -37,7 +37,7 @@ def test_after_a_restart_the_hint_names_the_whole_chain(client):
     client.cancel(x)  # what a restart does to held futures (an in-process cluster has no nanny to restart)
     history = ["", "x = da.ones(10, chunks=5)", "x = x.persist()", "x.sum().compute()"]
     text = explain_rerun(type("FutureCancelledError", (Exception,), {})("scheduler-restart"), {"In": history, "x": x})
-    assert text is not None and "`x` (In [1] then In [2])" in text, text
+    assert text is not None and "the cells that make `x` (In [1] then In [2]), then this cell." in text, text
 
 
 def test_a_compute_after_the_close_cell_names_only_the_start_cell():
@@ -56,7 +56,8 @@ def test_a_compute_after_the_close_cell_names_only_the_start_cell():
 
 def test_files_removed_by_a_clean_up_cell_name_the_cells_that_write_them(tmp_path):
     """Review 4 (07): the ETL cell after the clean-up cell gave a raw FileNotFoundError; now the cells that make the
-    gone paths are named, in order (the work folder and the raw files first, then the processed ones)."""
+    gone paths the failing cell reads are named, in order (the work folder and the raw files first, then the processed
+    ones). Review 5 (08): only what the failing cell reads, and not the failing cell itself."""
     import os
     import shutil
 
@@ -74,12 +75,26 @@ def test_files_removed_by_a_clean_up_cell_name_the_cells_that_write_them(tmp_pat
         "WORKDIR = tempfile.mkdtemp()\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)",
         "PROCESSED = os.path.join(WORKDIR, 'processed')\nlookups = etl(RAW, PROCESSED)",
         "shutil.rmtree(WORKDIR, ignore_errors=True)",
+        "dd.read_parquet(PROCESSED).compute()",  # the failing cell (IPython's In holds it while it runs)
     ]
     shutil.rmtree(workdir)
     ns = {"In": history, "WORKDIR": str(workdir), "RAW": raw, "PROCESSED": processed, "OTHER": str(tmp_path)}
     with pytest.raises(FileNotFoundError) as info, dask.config.set(scheduler="sync"):
-        dd.read_parquet(raw).compute()
+        dd.read_parquet(processed).compute()
     text = explain_rerun(info.value, ns)
-    assert text is not None and raw in text and "(In [2] then In [3])" in text and "`OTHER`" not in text, text
+    assert text is not None and processed in text and "`PROCESSED`, `RAW`, `WORKDIR` (In [2] then In [3])" in text and "`OTHER`" not in text, text
+    history[-1] = "dd.read_parquet(RAW).compute()"  # reads RAW only: the cell that makes PROCESSED is not needed
+    text = explain_rerun(FileNotFoundError(2, "No such file or directory", raw), ns)
+    assert text is not None and "make `RAW` (In [2]), then this cell." in text, text
     unknown = explain_rerun(FileNotFoundError(2, "No such file or directory", str(tmp_path / "typo.csv")), {"In": history})
     assert unknown is not None and "re-run the cell that writes it" in unknown, unknown
+
+
+def test_steps_to_remake_names_the_cells_for_given_names_in_order():
+    """For the exercise checks (review 5 item 5: "x, u, s, v are gone: re-run cell 32"): the names are given, not read."""
+    from gpu_dask_kit.notebook.rerun import steps_to_remake
+
+    history = ["", "x = make()", "x = x.persist()\nu, s, v = svd(x)", "exercises.check('02-1', globals())"]
+    assert steps_to_remake({"In": history}, ["u", "s", "v"]) == "the cell that makes `s`, `u`, `v` (In [2])"
+    assert steps_to_remake({"In": history}, ["x"]) == "the cells that make `x` (In [1] then In [2])"
+    assert steps_to_remake({"In": history}, ["nothing"]) is None

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..clients import connection_hint, foreign_default_client
 from ..memory import format_bytes
+from ..session import ClusterSession, current_session
 from .rerun import explain_rerun, kind_of
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
@@ -52,13 +53,11 @@ def _limits(session: Any) -> str:
     return ""
 
 
-def explain(exc: BaseException, session: Any = None, namespace: Any = None) -> str | None:
+def explain(exc: BaseException, session: Any = None, namespace: Any = None, started_in: Any = None) -> str | None:
     """A hint for ``exc`` (None when the kit has nothing useful to add); ``namespace`` is the notebook's
-    (to name the cell to re-run)."""
-    from ..session import current_session
-
+    (to name the cell to re-run); ``started_in`` the cells that made its sessions (see ``rerun.start_cell``)."""
     session = session if session is not None else current_session()
-    rerun = explain_rerun(exc, namespace, session)
+    rerun = explain_rerun(exc, namespace, session, started_in)
     if rerun is not None:
         return rerun
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
@@ -84,10 +83,32 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None) -> s
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
     # a re-run error's traceback is distributed's internals: its last line, then the sentence, say it all
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=kind_of(value) is not None)
-    hint = explain(value, namespace=shell.user_ns)
+    hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
     if hint:
         print(hint)
     return None
+
+
+def _started_in(shell: Any) -> dict[str, int]:
+    """For each variable holding a session, the cell that put it there; under ``""`` the cell that made the current one."""
+    made = getattr(shell, "_gpu_dask_kit_made", {})
+    return {name: number for name, (_, number) in made.items() if number is not None}
+
+
+def _tracker(shell: Any) -> Any:
+    """A post_run_cell callback that records which cell made each session (and the kit's current one): the cell
+    to name after a close (a later cell that only reuses a session, or starts one only on a GPU, is not it)."""
+
+    def track(result: Any) -> None:
+        made = shell.__dict__.setdefault("_gpu_dask_kit_made", {})  # name -> (session, execution number)
+        number = getattr(result, "execution_count", None)
+        found = [("", current_session())]
+        found += [(name, value) for name, value in list(shell.user_ns.items()) if isinstance(value, ClusterSession)]
+        for name, value in found:
+            if value is not None and (name not in made or made[name][0] is not value):
+                made[name] = (value, number)
+
+    return track
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -100,6 +121,9 @@ def unload_ipython_extension(shell: Any) -> None:
     if getattr(shell, "_gpu_dask_kit_hints", False):
         shell.set_custom_exc((), None)
         shell._gpu_dask_kit_hints = False
+        track = getattr(shell, "_gpu_dask_kit_track", None)
+        if track is not None and track in shell.events.callbacks.get("post_run_cell", []):
+            shell.events.unregister("post_run_cell", track)
 
 
 def install() -> bool:
@@ -124,4 +148,8 @@ def _install(shell: Any) -> bool:
 
     shell.set_custom_exc((MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError), _handler)
     shell._gpu_dask_kit_hints = True
+    events = getattr(shell, "events", None)
+    if events is not None:
+        shell._gpu_dask_kit_track = _tracker(shell)
+        events.register("post_run_cell", shell._gpu_dask_kit_track)
     return True

@@ -6,10 +6,13 @@
   says ``ClosedClientError`` and its futures ``RuntimeError: IOLoop is closed``;
 - ``await future`` with a synchronous session: ``AttributeError: 'int' object has no attribute '__await__'``;
 - a ``.compute()`` after the close cell: ``SessionClosedError`` (the kit's, see ``clients.closed_scheduler``);
-- a cell that reads files a clean-up cell removed since: ``FileNotFoundError``.
+- a cell that reads files a clean-up cell removed since: ``FileNotFoundError``;
+- a closed session's address (``session.scheduler_address``): ``AttributeError: 'NoneType' object ...``.
 
-:func:`explain_rerun` names the cell to re-run: the one that assigned the stale variable (found in IPython's
-``In`` history) or the one that starts the cluster.
+:func:`explain_rerun` names the cells to re-run, in order: the one that made the current session (recorded by
+:mod:`gpu_dask_kit.notebook.hints`, else found in IPython's ``In`` history) with the cells making the files it reads
+that are gone, then the cells that make the stale (or gone) names the failing cell reads
+(:mod:`gpu_dask_kit.notebook.cellreads`), never every stale name of the notebook.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in"]
+from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
+
+__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in", "start_cell", "steps_to_remake"]
 
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
 
@@ -35,8 +40,10 @@ def kind_of(exc: BaseException) -> str | None:
         return "closed"
     if isinstance(exc, FileNotFoundError):
         return "missing"
-    if isinstance(exc, AttributeError) and "__await__" in text and _raised_in_distributed(exc):
+    if isinstance(exc, AttributeError) and "__await__" in text and _raised_in(exc, "distributed"):
         return "await"
+    if isinstance(exc, AttributeError) and "'NoneType' object" in text and _raised_in(exc, "gpu_dask_kit", last=True):
+        return "closed"  # a closed session's client has no scheduler any more (e.g. session.scheduler_address)
     return None
 
 
@@ -47,13 +54,13 @@ def _text(exc: BaseException) -> str:
         return ""
 
 
-def _raised_in_distributed(exc: BaseException) -> bool:
-    tb = exc.__traceback__
+def _raised_in(exc: BaseException, package: str, last: bool = False) -> bool:
+    """True when a frame of ``exc``'s traceback (with ``last``: its innermost one) is in ``package``'s files."""
+    tb, files = exc.__traceback__, []
     while tb is not None:
-        if "distributed" in tb.tb_frame.f_code.co_filename:
-            return True
+        files.append(tb.tb_frame.f_code.co_filename)
         tb = tb.tb_next
-    return False
+    return any(f"{os.sep}{package}{os.sep}" in f for f in (files[-1:] if last else files))
 
 
 def futures_in(value: Any) -> list[Any]:
@@ -93,49 +100,74 @@ def stale_names(namespace: Mapping[str, Any], kind: str) -> list[str]:
     return names
 
 
-def cell_of(history: Iterable[str], pattern: str) -> int | None:
-    """The execution number of the last cell in ``history`` (IPython's ``In``) that matches ``pattern``.
-
-    >>> cell_of(["", "x = 1", "y = x.persist()", "print(y)"], r"^\\s*y\\s*=")
-    2
-    """
-    found = None
-    for number, source in enumerate(history):
-        if re.search(pattern, source or "", flags=re.MULTILINE):
-            found = number
-    return found
-
-
-def cells_making(history: list[str], name: str) -> list[int]:
-    """The cells to run again, in order, to make ``name`` afresh: the last cell assigning it and, while that cell
-    builds it from itself (``x = x.persist()``), the cell before that assigns it.
-
-    >>> cells_making(["", "x = da.ones(9)", "x = x.persist()", "print(x)", "x = x.persist()"], "x")
-    [1, 4]
-    """
-    target = re.compile(rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)(?P<rhs>.*)$", flags=re.MULTILINE)
-    found: list[int] = []
-    for number in range(len(history) - 1, 0, -1):
-        matches = list(target.finditer(history[number] or ""))
-        if not matches or any(history[number] == history[n] for n in found):
-            continue  # not this name, or the same cell run again (named once)
-        found.insert(0, number)
-        if not any(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
-            break  # made from other names: nothing earlier is needed
-    return found
+def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = None, reads: Iterable[str] = ()) -> int | None:
+    """The cell that made the session the failing cell uses: ``started_in`` (recorded after each cell by
+    :mod:`gpu_dask_kit.notebook.hints`: for each variable holding a session, the cell that put it there, and under
+    ``""`` the cell that made the kit's current session), the latest of those the failing cell ``reads``; else the
+    last cell whose own line (not one in a loop or branch) does ``session = ...start_cluster(``, else any that
+    calls ``start_cluster(``."""
+    made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
+    known = [made[name] for name in reads if name in made] or ([made[""]] if "" in made else [])
+    if known and 0 < max(known) < len(history):
+        return max(known)
+    past = history[:-1]  # the last one is the failing cell
+    for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
+        found = cell_of(past, pattern)
+        if found:
+            return found
+    return None
 
 
-def _assigned(history: list[str], names: list[str]) -> str:
-    cells = []
-    for name in names[:3]:
-        numbers = cells_making(history, name)
+def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], start: int | None) -> str:
+    """The cells to run, in order: the start cell (and the cells making the files it reads that are gone), then the
+    cells making the stale names (or gone files) the failing cell reads, each with what it makes."""
+    past = history[:-1]
+
+    def needed(name: str) -> bool:
+        return name in stale or gone_path(namespace.get(name))
+
+    def making(name: str) -> list[int]:
+        return cells_making(past, name)
+
+    before, made_first = cells_needed(history, [start], namespace, needed, making) if start else ([], [])
+    cells, made = cells_needed(history, [0, *before, *([start] if start else [])], namespace, needed, making)
+    steps = []
+    for number in [*before, *([start] if start else [])]:
+        first = ", ".join([f"`{n}`" for n in made_first if number in making(n)][:3])
+        steps.append(f"In [{number}]" + (f" (makes {first})" if first else " (starts the cluster)"))
+    if start and len(steps) == 1:
+        steps = [f"the cell that starts the cluster (In [{start}])"]
+    groups: list[tuple[str, list[int]]] = []  # consecutive cells that make the same names: one step
+    for number in cells:
+        what = ", ".join([f"`{n}`" for n in made if number in making(n)][:3])
+        if groups and groups[-1][0] == what:
+            groups[-1][1].append(number)
+        else:
+            groups.append((what, [number]))
+    for what, numbers in groups:
         where = " then ".join(f"In [{n}]" for n in numbers)
-        cells.append(f"`{name}` ({where})" if numbers else f"`{name}`")
-    return ", ".join(cells)
+        steps.append(f"the cell{'s' if len(numbers) > 1 else ''} that make{'' if len(numbers) > 1 else 's'} {what} ({where})")
+    return ", then ".join(steps)
 
 
-def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None, session: Any = None) -> str | None:
-    """The plain sentence for ``exc`` (None when it is none of the errors above)."""
+def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str]) -> str | None:
+    """The cells to run again, in order, to make ``names`` afresh (and what they need that is gone), as the re-run
+    sentence says them: "the cell that makes `x` (In [5]), then ..." (None when no cell in ``In`` makes them).
+    For messages that know the stale names themselves (the exercise checks): the failing cell's reads do not count.
+
+    >>> steps_to_remake({"In": ["", "x = da.ones(9)", "y = x.persist()", "check()"]}, ["y"])
+    'the cell that makes `y` (In [2])'
+    """
+    wanted = [name for name in names if name.isidentifier()]
+    history = [str(s) for s in namespace.get("In", [])] + [" ".join(wanted)]  # as if one cell read just these
+    return _steps(history, namespace, set(wanted), None) or None
+
+
+def explain_rerun(
+    exc: BaseException, namespace: Mapping[str, Any] | None = None, session: Any = None, started_in: int | Mapping[str, int] | None = None
+) -> str | None:
+    """The plain sentence for ``exc`` (None when it is none of the errors above). ``started_in``: the cells that made
+    the notebook's sessions, when known (see :func:`start_cell`)."""
     kind = kind_of(exc)
     if kind is None:
         return None
@@ -149,18 +181,19 @@ def explain_rerun(exc: BaseException, namespace: Mapping[str, Any] | None = None
     history = [str(s) for s in namespace.get("In", [])]
     if kind == "missing":
         return _missing(exc, namespace, history)
-    made = _assigned(history, stale_names(namespace, "closed" if kind == "session-closed" else kind))
-    what = f"the cell that makes {made}" if made else "the cells above that persist() or submit() the data it uses"
+    stale = set(stale_names(namespace, "closed" if kind == "session-closed" else kind))
     if kind == "restarted":
-        return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {what}, then this cell."
-    start = cell_of(history, r"^\s*session\s*=.*start_cluster\(") or cell_of(history, r"start_cluster\(")
-    start_cell = f"the cell that starts the cluster (In [{start}])" if start else "the cell that starts the cluster"
-    first = "" if session is not None and session.is_alive() else f"{start_cell}, then "
+        steps = _steps(history, namespace, stale, None) or "the cells above that persist() or submit() the data it uses"
+        return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {steps}, then this cell."
+    reads = names_read(history[-1], namespace) if history else set()
+    used = [namespace[name] for name in reads if callable(getattr(namespace.get(name), "is_alive", None))] or [session]
+    alive = all(s is not None and s.is_alive() for s in used)  # the sessions the failing cell reads, else the current one
+    start = None if alive else start_cell(history, started_in, reads)
+    steps = _steps(history, namespace, stale, start) or "the cell that starts the cluster"
     if kind == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data
-        then = f", then {what}" if made else ""
         closed = "gpu-dask-kit: this notebook's cluster was closed (its close cell ran), so this cell has nowhere to compute"
-        return f"{closed}; re-run {start_cell}{then}, then this cell."
-    return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {first}{what}, then this cell."
+        return f"{closed}; re-run {steps}, then this cell."
+    return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {steps}, then this cell."
 
 
 def _paths_in(exc: BaseException) -> list[str]:
@@ -170,17 +203,24 @@ def _paths_in(exc: BaseException) -> list[str]:
 
 
 def _missing(exc: BaseException, namespace: Mapping[str, Any], history: list[str]) -> str:
-    """The sentence for a file or folder that is not there: the path, and the cells that make the notebook's path
-    variables that are gone with it (those whose folder, shared with the missing path, was removed)."""
+    """The sentence for a file or folder that is not there: the path, and the cells that make the gone paths the
+    failing cell reads (and, in turn, the gone paths those cells read); else the notebook's path variables that are
+    gone with it (those whose folder, shared with the missing path, was removed)."""
     paths = _paths_in(exc)
     path = paths[0] if paths else None
-    gone = []
-    for name, value in list(namespace.items()):
-        if name.startswith("_") or not isinstance(value, str) or not os.path.isabs(value) or path is None or os.path.exists(value):
-            continue
-        if not os.path.exists(os.path.commonpath([value, path])):
-            gone.append(name)
-    cells = sorted({n for name in gone for n in cells_making(history, name)})
+    past = history[:-1]  # the last one is the failing cell
+
+    def making(name: str) -> list[int]:
+        return cells_making(past, name)
+
+    cells, gone = cells_needed(history, [0], namespace, lambda name: gone_path(namespace.get(name)), making)
+    if not cells:
+        gone = [
+            name
+            for name, value in list(namespace.items())
+            if not name.startswith("_") and path is not None and gone_path(value) and not os.path.exists(os.path.commonpath([value, path]))
+        ]
+        cells = sorted({n for name in gone for n in making(name)})
     where = f" ({path})" if path else ""
     if not cells:
         return (

@@ -44,11 +44,11 @@ def test_a_compute_after_the_close_cell_names_only_the_start_cell():
     """Review 4 (03 cells 9/18, 06 cell 6): SessionClosedError after the close cell came as a full traceback; now one
     sentence names the cell that starts the cluster (and no cells that persist data: a lazy computation needs none)."""
     from gpu_dask_kit.clients import SessionClosedError
-    from gpu_dask_kit.notebook.rerun import kind_of
+    from gpu_dask_kit.notebook.rerun import cause_of
 
     history = ["", "import gpu_dask_kit as kit", "session = kit.start_cluster()", "ddf = make()", "ddf.groupby('name').x.mean().compute()", "session.close()"]
     err = SessionClosedError("The gpu-dask-kit cluster was closed (session.close())")
-    assert kind_of(err) == "session-closed"
+    assert cause_of(err) == "session-closed"
     text = explain_rerun(err, {"In": history})
     assert text is not None and "the cell that starts the cluster (In [2]), then this cell." in text, text
     assert "persist() or submit()" not in text and text.count(".") <= 3, text

@@ -13,8 +13,8 @@ solution in the notebook's namespace first, so every solution is executed and ju
 
 Judges look at what the answer DID on the cluster where that is the idea (``evidence``: the scheduler's record
 of graph submissions, the keys it holds in memory, a task's inputs and resource requests, a fingerprint of
-persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what is wrong in
-kind, then where to look; never the answer itself.
+persisted data taken at set-up), not only at the value. A wrong answer gets a hint in steps: what sort of
+mistake it is, then where to look; never the answer itself.
 
 Evidence belongs to the answer itself: a Dask object is judged by its own keys; a plain value (a float, a Series)
 by its answer cell, which ``replay`` finds in IPython's ``In`` history and runs again, statement by statement, while

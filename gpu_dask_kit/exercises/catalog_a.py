@@ -8,7 +8,7 @@ from dask.core import flatten
 from distributed import futures_of
 
 from .evidence import client_of, latest_run
-from .judging import MAX_TASKS, fresh, from_cell, is_lazy, kind, size_answer
+from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy, size_answer
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell
 from .values import as_bytes, as_fraction, as_number, close
@@ -18,7 +18,7 @@ from .values import as_bytes, as_fraction, as_number, close
 
 def _check_a(a: Any, n: int) -> None:
     if not (is_lazy(a) and hasattr(a, "numblocks")):
-        raise Hint(f"a is {kind(a)}, made in this notebook: the exercise is about a Dask array, split into chunks the workers compute.")
+        raise Hint(f"a is {describe(a)}, made in this notebook: the exercise is about a Dask array, split into chunks the workers compute.")
     if tuple(a.shape) != (n,):
         raise Hint(f"a has shape {a.shape}: it should hold the N integers 0, 1, ..., N-1 (one dimension).")
     if a.dtype.kind not in "iu":
@@ -47,7 +47,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     _check_a(a, n)
     if not is_lazy(total):
         raise Hint(
-            f"total is {kind(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
+            f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
             "from a. The check computes it, after looking at its task graph."
         )
     if futures_of(total):
@@ -105,7 +105,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     opts = ans["workshop_options"]
     fresh(ns, ("workshop_options",))
     if not isinstance(opts, ClusterOptions):
-        raise Hint(f"workshop_options is {kind(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
+        raise Hint(f"workshop_options is {describe(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     limit = opts.device_memory_limit
     pool = as_fraction(opts.rmm_pool_size) if opts.rmm_pool_size is not None else None
     if pool is not None and pool <= 1 and close(pool, 0.6, abs_=1e-9) and not close(as_fraction(limit), 0.6, abs_=1e-9):
@@ -208,7 +208,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("rank10_error is still lazy (a Dask object): compute it and store the number.")
     number = as_number(value)
     if number is None:
-        raise Hint(f"rank10_error should be one number (a float); {kind(value)} is not.")
+        raise Hint(f"rank10_error should be one number (a float); {describe(value)} is not.")
     if "svd_compressed" in (answer_cell(ns, "rank10_error") or ""):  # before the re-run: a randomized SVD differs each run
         raise Hint(
             "svd_compressed is a randomized, approximate SVD: its factors are not the exact ones this lesson computed, so "

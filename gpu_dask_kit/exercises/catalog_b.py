@@ -10,7 +10,7 @@ from distributed import futures_of
 
 from .evidence import MOVES, client_of, persisted, runs_touching
 from .fingerprint import fingerprint, same_fingerprint
-from .judging import from_cell, host, is_lazy, kind, require_computed, require_persisted, require_worked_on
+from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay
@@ -29,7 +29,7 @@ def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
             "(a Series, one value per name) before aggregating."
         )
     if not (hasattr(got, "index") and hasattr(got, "sum")):
-        raise Hint(f"{name} should be a Series with one value per name; {kind(got)} is not one.")
+        raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
     if not got.index.is_unique:
         raise Hint(
@@ -181,7 +181,7 @@ def _built_from(ns: dict[str, Any], ddf: Any, demeaned: Any) -> bool:
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
-        raise Hint(f"demean should be a function that takes one partition (a DataFrame); {kind(demean)} is not.")
+        raise Hint(f"demean should be a function that takes one partition (a DataFrame); {describe(demean)} is not.")
     _unchanged(ns)
     original = ddf.partitions[0].compute()
     sample = original.copy()  # in-process workers may hand back the very object they hold
@@ -193,7 +193,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "was and return a new frame."
         )
     if out is None or "x_demeaned" not in getattr(out, "columns", []):
-        what = "nothing (None)" if out is None else f"{kind(out)}{' (one column, not the whole partition)' if not hasattr(out, 'columns') else ''}"
+        what = "nothing (None)" if out is None else f"{describe(out)}{' (one column, not the whole partition)' if not hasattr(out, 'columns') else ''}"
         raise Hint(f"demean should return the whole partition with a new column named x_demeaned; it returned {what}.")
     missing = [str(c) for c in original.columns if c not in out.columns]
     if missing:
@@ -204,7 +204,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "for the lazy frame that mapping builds (a recipe: it runs when you use it)."
         )
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
-        raise Hint(f"demeaned is {kind(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
+        raise Hint(f"demeaned is {describe(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
     if not _built_from(ns, ddf, demeaned):
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
@@ -250,7 +250,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "rows_in_partition_2")
     number = as_number(value)
     if number is None or number != int(number):
-        raise Hint(f"rows_in_partition_2 should be a whole number of rows; {kind(value)} is not.")
+        raise Hint(f"rows_in_partition_2 should be a whole number of rows; {describe(value)} is not.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     expected = len(ddf.partitions[2])
     if int(number) == expected and found is not None:

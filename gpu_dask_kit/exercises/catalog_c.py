@@ -8,7 +8,7 @@ from typing import Any
 import dask
 
 from .counting import counted_on_cluster
-from .judging import fresh, from_cell, host, is_lazy, kind, require_computed, require_persisted
+from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
@@ -33,7 +33,7 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if type(local).__module__.startswith("cupy"):
         raise Hint("col_sums_local is a CuPy array: its values are in GPU memory. Bring them to host memory (to_host) for a NumPy array.")
     if not isinstance(local, np.ndarray):
-        raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); {kind(local)} is not.")
+        raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); {describe(local)} is not.")
     n_cols = int(ns["N_COLS"])
     if local.shape != (n_cols,):
         raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
@@ -81,7 +81,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     x = ns["x"]
     expected = x.nbytes / sum(limits)
     if given is None:
-        raise Hint(f"fraction should be a number (a fraction) or a percent string; {kind(value)} is not.")
+        raise Hint(f"fraction should be a number (a fraction) or a percent string; {describe(value)} is not.")
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
@@ -132,7 +132,7 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if hasattr(got, "columns"):
         raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
     if not (hasattr(got, "index") and hasattr(got, "sum")):
-        raise Hint(f"rows_per_name should be a Series with one count per name code; {kind(got)} is not.")
+        raise Hint(f"rows_per_name should be a Series with one count per name code; {describe(got)} is not.")
     got = host(got)
     if not got.index.is_unique:
         raise Hint(
@@ -164,7 +164,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "speed_up")
     given = None if isinstance(value, str) else as_number(value)
     if given is None:
-        raise Hint(f"speed_up should be a plain number (how many times faster), computed from medians; {kind(value)} is not.")
+        raise Hint(f"speed_up should be a plain number (how many times faster), computed from medians; {describe(value)} is not.")
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")

@@ -8,7 +8,7 @@ import dask
 from dask.utils import key_split
 from distributed import Future
 
-from .judging import from_cell, is_lazy, kind, require_one_submission
+from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
@@ -62,9 +62,9 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if sorted(tuple(r[0]) for r in results) != sorted((f,) for f in features):
         raise Hint("single_fits should hold one fit per feature, each with ONE feature (a tuple of length one).")
     if isinstance(best, (tuple, list)) and len(best) == 1:
-        raise Hint(f"best_single_feature is {kind(best)} holding a name: the question asks for the column name itself, a str.")
+        raise Hint(f"best_single_feature is {describe(best)} holding a name: the question asks for the column name itself, a str.")
     if not isinstance(best, str) or best not in features:
-        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {kind(best)} that is not one of them is not it.")
+        raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {describe(best)} that is not one of them is not it.")
     r2 = {r[0][0]: float(r[3]) for r in results}
     if r2[best] < max(r2.values()):
         worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
@@ -102,7 +102,7 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "the delayed calls) and store the results."
         )
     if not isinstance(results, (list, tuple)):
-        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {kind(results)}.")
+        raise Hint(f"x0_results should be the results of computing lazy_fits (a tuple or list), not {describe(results)}.")
     expected = sorted(f for f in ns["features"] if f != "x0")
     if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
         raise Hint(  # dask.compute(lazy_fits): one argument, so one result, the list of fits

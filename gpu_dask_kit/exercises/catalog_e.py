@@ -12,7 +12,7 @@ import dask
 from dask.utils import funcname, key_split
 
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
-from .judging import fresh, is_lazy, kind, size_answer
+from .judging import describe, fresh, is_lazy, size_answer
 from .model import Exercise, Hint
 from .replay import _assigned, _parse, answer_cell
 from .values import as_bytes, as_fraction, as_number, close
@@ -25,7 +25,7 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if hasattr(got, "__dict__") and not isinstance(got, dict) and hasattr(got, "n_workers"):
         raise Hint("script_options is the Namespace parse_args returns: hand it to options_from_args for the dict of options.")
     if not isinstance(got, dict):
-        raise Hint(f"script_options should be the dict options_from_args returns; {kind(got)} is not.")
+        raise Hint(f"script_options should be the dict options_from_args returns; {describe(got)} is not.")
     fresh(ns, ("script_options",))
     by_hand = _set_by_hand(ns)
     if by_hand:
@@ -112,7 +112,7 @@ def _made_from(cell: str | None, name: str, source: str) -> bool:
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     futures, names = ans["slot_futures"], ans["slot_workers"]
     if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
-        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is {kind(futures)}.")
+        raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is {describe(futures)}.")
     asked = resource_restrictions(list(futures))
     if any(not a for a in asked):
         raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")
@@ -136,7 +136,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
         size = f" of length {len(names)}" if isinstance(names, (list, tuple)) else ""
-        raise Hint(f"slot_workers should be the list of the 4 results (worker names, one per task, repeats kept); it is {kind(names)}{size}.")
+        raise Hint(f"slot_workers should be the list of the 4 results (worker names, one per task, repeats kept); it is {describe(names)}{size}.")
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
@@ -168,7 +168,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if not (hasattr(total, "result") and hasattr(total, "key")):
         raise Hint(
-            f"total_future is {kind(total)}: the value is here in the notebook. The question wants the Future "
+            f"total_future is {describe(total)}: the value is here in the notebook. The question wants the Future "
             "of a task that adds up on a worker, without calling .result() or gathering."
         )
     inputs = task_inputs(total)

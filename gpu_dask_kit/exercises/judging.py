@@ -1,6 +1,6 @@
 """Shared pieces of the judges: lazy or not, host copies, sizes, and the evidence checks phrased as hints.
 
-Hints teach in steps: first what is wrong in kind, then where to look; never the answer itself (that is
+Hints teach in steps: first what sort of mistake it is, then where to look; never the answer itself (that is
 ``exercises.solution(key)``), so no hint quotes an expected value.
 """
 
@@ -20,7 +20,7 @@ from .values import as_bytes, as_number, close, unit_mixup
 __all__ = [
     "MAX_TASKS",
     "is_lazy",
-    "kind",
+    "describe",
     "host",
     "size_answer",
     "require_persisted",
@@ -47,10 +47,10 @@ def is_lazy(value: Any) -> bool:
     return hasattr(value, "__dask_graph__") and callable(value.__dask_graph__)
 
 
-def kind(value: Any) -> str:
+def describe(value: Any) -> str:
     """ "a list", "an int": the type of a learner's answer, for a hint.
 
-    >>> kind(3), kind("x")
+    >>> describe(3), describe("x")
     ('an int', 'a str')
     """
     name = type(value).__name__
@@ -73,7 +73,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
     given = as_bytes(value)
     if given is None:
-        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {kind(value)} is neither. {look}")
+        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {describe(value)} is neither. {look}")
     if close(given, expected, rel=0.01):
         return given
     mixup = unit_mixup(given, expected)
@@ -102,7 +102,7 @@ def require_persisted(value: Any, name: str, how: str) -> None:
         )
     if not is_lazy(value):
         raise Hint(
-            f"{name} is {kind(value)}: its values came back to this notebook. The question wants them kept on the "
+            f"{name} is {describe(value)}: its values came back to this notebook. The question wants them kept on the "
             f"workers, as a Dask collection that holds results instead of a recipe. {how}"
         )
     problem = persisted(value)
@@ -137,7 +137,7 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
     if not isinstance(lazy, (list, tuple)) or not lazy or not all(isinstance(d, Delayed) for d in lazy):
         raise Hint(
             f"{name} should be a list of delayed calls, built before anything runs (calling a delayed function gives "
-            f"a Delayed object); it is {kind(lazy)}{' of ' + type(lazy[0]).__name__ if isinstance(lazy, (list, tuple)) and lazy else ''}."
+            f"a Delayed object); it is {describe(lazy)}{' of ' + type(lazy[0]).__name__ if isinstance(lazy, (list, tuple)) and lazy else ''}."
         )
     client = client_of(namespace, *lazy)
     if client is None:
@@ -161,7 +161,7 @@ def require_one_submission(namespace: dict[str, Any], lazy: Any, name: str) -> N
 
 
 def streak(runs: list[dict[str, Any]]) -> int:
-    """How many of the latest runs did the same kind of work one right after another (a loop of computes)."""
+    """How many of the latest runs did the same sort of work one right after another (a loop of computes)."""
     n, last = 1, runs[-1]
     for before, after in zip(reversed(runs[:-1]), reversed(runs[1:]), strict=True):
         if before["prefixes"] != last["prefixes"] or after["time"] - before["time"] > 2.0:

@@ -17,7 +17,7 @@ from typing import Any
 from ..clients import connection_hint, foreign_default_client
 from ..memory import format_bytes
 from ..session import ClusterSession, current_session
-from .rerun import explain_rerun, kind_of
+from .rerun import cause_of, explain_rerun
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -82,7 +82,7 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
     # a re-run error's traceback is distributed's internals: its last line, then the sentence, say it all
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=kind_of(value) is not None)
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=cause_of(value) is not None)
     hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
     if hint:
         print(hint)

@@ -24,12 +24,12 @@ from typing import Any
 
 from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "kind_of", "futures_in", "start_cell", "steps_to_remake"]
+__all__ = ["explain_rerun", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
 
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
 
 
-def kind_of(exc: BaseException) -> str | None:
+def cause_of(exc: BaseException) -> str | None:
     """What ``exc`` says happened: ``"restarted"``, ``"closed"``, ``"session-closed"``, ``"missing"``, ``"await"``, or None."""
     name, text = type(exc).__name__, _text(exc)
     if "CancelledError" in name and any(word in text for word in _RESTARTED):
@@ -86,16 +86,16 @@ def futures_in(value: Any) -> list[Any]:
         return []
 
 
-def stale_names(namespace: Mapping[str, Any], kind: str) -> list[str]:
+def stale_names(namespace: Mapping[str, Any], cause: str) -> list[str]:
     """Variables holding futures (or persisted collections) that a restart cancelled or a close orphaned."""
     names = []
     for name, value in list(namespace.items()):
         if name.startswith("_") or name in ("In", "Out"):
             continue
         futures = futures_in(value)
-        if kind == "restarted" and any(f.status in ("cancelled", "lost", "error") for f in futures):
+        if cause == "restarted" and any(f.status in ("cancelled", "lost", "error") for f in futures):
             names.append(name)
-        elif kind == "closed" and any(f.client.status in ("closed", "closing") for f in futures):
+        elif cause == "closed" and any(f.client.status in ("closed", "closing") for f in futures):
             names.append(name)
     return names
 
@@ -168,10 +168,10 @@ def explain_rerun(
 ) -> str | None:
     """The plain sentence for ``exc`` (None when it is none of the errors above). ``started_in``: the cells that made
     the notebook's sessions, when known (see :func:`start_cell`)."""
-    kind = kind_of(exc)
-    if kind is None:
+    cause = cause_of(exc)
+    if cause is None:
         return None
-    if kind == "await":
+    if cause == "await":
         return (
             "gpu-dask-kit: `await` needs an asynchronous client and this session is synchronous: use `future.result()` "
             "(or `session.client.gather(futures)`) here, or start the cluster with "
@@ -179,10 +179,10 @@ def explain_rerun(
         )
     namespace = namespace or {}
     history = [str(s) for s in namespace.get("In", [])]
-    if kind == "missing":
+    if cause == "missing":
         return _missing(exc, namespace, history)
-    stale = set(stale_names(namespace, "closed" if kind == "session-closed" else kind))
-    if kind == "restarted":
+    stale = set(stale_names(namespace, "closed" if cause == "session-closed" else cause))
+    if cause == "restarted":
         steps = _steps(history, namespace, stale, None) or "the cells above that persist() or submit() the data it uses"
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {steps}, then this cell."
     reads = names_read(history[-1], namespace) if history else set()
@@ -190,7 +190,7 @@ def explain_rerun(
     alive = all(s is not None and s.is_alive() for s in used)  # the sessions the failing cell reads, else the current one
     start = None if alive else start_cell(history, started_in, reads)
     steps = _steps(history, namespace, stale, start) or "the cell that starts the cluster"
-    if kind == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data
+    if cause == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data
         closed = "gpu-dask-kit: this notebook's cluster was closed (its close cell ran), so this cell has nowhere to compute"
         return f"{closed}; re-run {steps}, then this cell."
     return f"gpu-dask-kit: this cell uses a client or data of a cluster that has been closed since; re-run {steps}, then this cell."

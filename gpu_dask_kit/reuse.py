@@ -42,10 +42,10 @@ def requested_workers(cluster: Any) -> int | None:
     return len(spec) if spec is not None else None
 
 
-def _adaptive(cluster: Any) -> bool:
-    adaptive = getattr(cluster, "_adaptive", None)
-    callback = getattr(adaptive, "periodic_callback", None)
-    return adaptive is not None and (callback is None or bool(getattr(callback, "is_running", lambda: True)()))
+def _adaptive(session: Any) -> bool:
+    """Whether ``session.adapt()`` is on (distributed's ``Adaptive.state``; clusters have no public accessor)."""
+    adaptive = getattr(session, "adaptive", None)
+    return adaptive is not None and getattr(adaptive, "state", "running") in ("starting", "running")
 
 
 def _cluster_running(session: Any) -> bool:
@@ -91,7 +91,7 @@ def _scaled_back(live: Any, label: str, close_call: str) -> str | None:
     if expected is None or requested is None or requested == expected:
         return None
     running = live.n_workers
-    if _adaptive(live.cluster):
+    if _adaptive(live):
         return (
             f"Reusing the running {label} cluster (same options); it is adaptive and has {running} worker(s) now "
             f"(asked for {requested}), left as it is. {close_call} to start afresh with {expected}."

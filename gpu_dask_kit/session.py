@@ -52,6 +52,7 @@ class ClusterSession(SessionInfo):
         deployment: Deployment | None = None,
     ) -> None:
         self.options, self.plan, self.cluster, self.client = options, plan, cluster, client
+        self.adaptive: Any = None  # distributed's Adaptive while adapt() is on (stopped by scale())
         self.mode, self.notes, self.reason, self.record = mode, notes, reason, record
         self.started_at = time.time()
         self.security = security  # what the session was started with (compared on reuse)
@@ -89,6 +90,9 @@ class ClusterSession(SessionInfo):
             hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)
         options = self.options.replace(n_workers=n_workers)  # type and range checks
+        if self.adaptive is not None:  # a fixed number asked for: adaptive scaling would undo it
+            self.adaptive.stop(reason="session.scale")
+            self.adaptive = None
         if not self.deployment.scale(int(options.n_workers or 1), timeout):  # the start's rule: one per GPU, whole SLURM jobs
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
@@ -105,7 +109,8 @@ class ClusterSession(SessionInfo):
             raise ClusterStartError("adapt() needs an open session whose cluster the kit started (not a closed or connect-mode session).")
         if maximum is None or not (0 <= minimum <= maximum):
             raise OptionError("maximum", maximum, f"a number of workers >= minimum ({minimum}) >= 0", "pass e.g. adapt(minimum=0, maximum=4)")
-        return self.cluster.adapt(minimum=minimum, maximum=maximum, **kwargs)
+        self.adaptive = self.cluster.adapt(minimum=minimum, maximum=maximum, **kwargs)
+        return self.adaptive
 
     def renew_client(self) -> Any:
         """A new client for the running cluster (after ``client.close()`` left the cluster running)."""

@@ -81,11 +81,25 @@ def test_rerun_after_scaling_outside_says_what_runs_and_scales_back(no_leaks, ca
 
 def test_rerun_leaves_an_adaptive_cluster_as_it_is_and_says_so(no_leaks, capsys):
     session = kit.start_cluster(**SMALL)
-    session.client.cluster.adapt(minimum=3, maximum=3)
+    session.adapt(minimum=3, maximum=3)
     session.client.wait_for_workers(3, timeout=120)
     capsys.readouterr()
     assert kit.start_cluster(**SMALL) is session
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("Reusing the running CPU cluster (same options); it is adaptive and has 3 worker(s) now (asked for 3), left as it is."), first
     assert session.n_workers == 3
+    session.close()
+
+
+def test_scale_after_adapt_stops_adaptive_scaling(no_leaks):
+    """``session.scale(n)`` asks for a fixed number: the session's adaptive scaling is stopped, or it would undo it."""
+    import time
+
+    session = kit.start_cluster(**SMALL)
+    adaptive = session.adapt(minimum=3, maximum=3, interval="200ms")
+    session.client.wait_for_workers(3, timeout=120)
+    session.scale(1, timeout=120)
+    assert adaptive.state == "stopped" and session.adaptive is None
+    time.sleep(2)  # ten adaptive intervals: a running Adaptive would have asked for 3 again
+    assert session.n_workers == 1
     session.close()

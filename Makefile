@@ -113,9 +113,11 @@ test-sge: setup
 	$(BYTECODE)
 	$(BIN)/python -m pytest tests/sge -m "not slow and not reruns" -p no:cacheprovider
 
+# --tb=native: a failure here once made pytest's own traceback formatting crash (INTERNALERROR, AST recursion
+# depth mismatch) and hide which test failed.
 test-gateway: setup
 	$(BYTECODE)
-	$(BIN)/python -m pytest tests/gateway -m gateway -p no:cacheprovider --timeout=1200
+	$(BIN)/python -m pytest tests/gateway -m gateway -p no:cacheprovider --timeout=1200 --tb=native
 
 test-hub: setup
 	$(BIN)/python -m pytest tests/hub --confcutdir=tests/hub -p no:cacheprovider --timeout=1200

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import dask
-from distributed import futures_of
+from distributed import TimeoutError as DaskTimeout
+from distributed import default_client, futures_of, wait
 
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
@@ -200,6 +201,28 @@ def require_worked_on(namespace: dict[str, Any], data: Any, data_name: str, name
     return last
 
 
+#: Seconds two small lazy answers may take to compute for a comparison (a graph can be small and still carry a large
+#: literal, e.g. a list of a million numbers inside one delayed call).
+COMPARE_S = 60.0
+
+
+def _computed_within(a: Any, b: Any, seconds: float) -> tuple[Any, Any] | None:
+    """``dask.compute(a, b)`` on the cluster, or None when it takes longer than ``seconds`` (then cancelled)."""
+    try:
+        client = default_client()
+    except ValueError:  # no cluster: the local scheduler
+        x, y = dask.compute(a, b)
+        return x, y
+    futures = client.compute([a, b])
+    try:
+        wait(futures, timeout=seconds)
+    except (TimeoutError, DaskTimeout):
+        client.cancel(futures)
+        return None
+    x, y = client.gather(futures)
+    return x, y
+
+
 def same_value(a: Any, b: Any) -> bool:
     """True when two answers hold the same value (numbers to 1e-9, arrays and Series element by element, any order of index)."""
     import numpy as np
@@ -213,8 +236,8 @@ def same_value(a: Any, b: Any) -> bool:
         # the same small result: both are computed and compared
         if len(a.__dask_graph__()) > MAX_TASKS or len(b.__dask_graph__()) > MAX_TASKS or type(a) is not type(b):
             return False
-        x, y = dask.compute(a, b)
-        return not is_lazy(x) and same_value(x, y)
+        both = _computed_within(a, b, COMPARE_S)
+        return both is not None and not is_lazy(both[0]) and same_value(*both)
     if type(a) is not type(b) and not (as_number(a) is not None and as_number(b) is not None):
         return False
     if hasattr(a, "sort_index") and hasattr(a, "index"):

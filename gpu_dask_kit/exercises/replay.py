@@ -210,12 +210,15 @@ def _time_limit(seconds: float) -> Iterator[None]:
         raise NotReplayed(f"running it again took longer than {seconds:.0f} s")
 
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)  # a timer already set (e.g. pytest-timeout's) is put back after
+    started = time.monotonic()
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 0.001))
 
 
 def _scratch(namespace: dict[str, Any], tree: ast.Module) -> dict[str, Any]:

@@ -90,10 +90,14 @@ class ClusterSession(SessionInfo):
             hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)
         options = self.options.replace(n_workers=n_workers)  # type and range checks
-        if self.adaptive is not None:  # a fixed number asked for: adaptive scaling would undo it
-            self.adaptive.stop(reason="session.scale")
-            self.adaptive = None
-        if not self.deployment.scale(int(options.n_workers or 1), timeout):  # the start's rule: one per GPU, whole SLURM jobs
+        adaptive, self.adaptive = self.adaptive, None
+        if adaptive is not None:  # a fixed number asked for: adaptive scaling would undo it
+            adaptive.stop(reason="session.scale")
+        reached = self.deployment.scale(int(options.n_workers or 1), timeout)  # the start's rule: one per GPU, whole jobs
+        if reached and adaptive is not None:  # an adapt cycle under way when stopped may still scale: after it, once more
+            time.sleep(float(getattr(adaptive, "interval", 1.0)))
+            reached = self.deployment.scale(int(options.n_workers or 1), timeout)
+        if not reached:
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
                 f"it has {self.n_workers}. Check the dashboard or `session.memory()`, then scale again or restart."

@@ -28,6 +28,7 @@ from jupyter_server.utils import url_path_join
 
 import gpu_dask_kit as kit
 from gpu_dask_kit import ConnectError, KitError, cleanup, registry
+from gpu_dask_kit.server import gateway as gateway_module
 from gpu_dask_kit.server import handlers as handlers_module
 
 from .conftest import kit_children
@@ -122,10 +123,15 @@ def test_default_cluster_listens_on_loopback_only(no_leaks):
 # --- the server extension: authentication, XSRF, origin, host --------------------------------------------
 
 
+def _route_table() -> list[tuple[str, type, dict]]:
+    """Every route the server extension mounts (server/__init__.py: the kit's and the gateway's)."""
+    return handlers_module.make_handlers("", None) + gateway_module.gateway_handlers("", {})  # type: ignore[arg-type]
+
+
 def _enumerate_routes() -> list[tuple[str, str]]:
     """(method, path) for every verb of every route in make_handlers; a new route is covered automatically."""
     routes = []
-    for pattern, handler, _kwargs in handlers_module.make_handlers("", None):
+    for pattern, handler, _kwargs in _route_table():
         path = re.sub(r"\(\?P<\w+>[^)]*\)", VALID_UNKNOWN, pattern).removesuffix("/?").lstrip("/")
         assert not set(path) & set("()[]?*+\\$^"), f"route {pattern!r}: teach _enumerate_routes its placeholder"
         verbs = [m for m in handler.SUPPORTED_METHODS if any(m.lower() in vars(k) for k in handler.__mro__ if k.__module__.startswith("gpu_dask_kit"))]
@@ -142,10 +148,11 @@ WRITE_VERBS = ("POST", "PUT", "PATCH", "DELETE")
 def test_route_enumeration_matches_the_handlers_module(jp_serverapp):
     kit_handlers = {
         obj
-        for obj in vars(handlers_module).values()
+        for module in (handlers_module, gateway_module)
+        for obj in vars(module).values()
         if isinstance(obj, type) and issubclass(obj, handlers_module.KitHandler) and obj is not handlers_module.KitHandler
     }
-    routed = {handler for _, handler, _ in handlers_module.make_handlers("", None)}
+    routed = {handler for _, handler, _ in _route_table()}
     assert kit_handlers == routed, "a KitHandler subclass is not routed (or a route is not a KitHandler)"
     assert ("DELETE", f"sessions/{VALID_UNKNOWN}") in ROUTES and ("GET", "environment") in ROUTES
 
@@ -230,7 +237,7 @@ def _has_data(response) -> bool:
         model = json.loads(response.body or b"null")
     except ValueError:
         return False
-    return isinstance(model, dict) and bool({"mode", "gpus", "sessions", "id"} & set(model))
+    return isinstance(model, dict) and bool({"mode", "gpus", "sessions", "id", "configured"} & set(model))
 
 
 async def test_a_logged_in_browser_can_use_every_route(browser, record):

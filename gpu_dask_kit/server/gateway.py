@@ -46,7 +46,7 @@ __all__ = ["gateway_address", "list_clusters", "stop_cluster", "gateway_handlers
 
 #: Seconds a stop waits for the gateway to report the cluster stopped (its scheduler and workers end first).
 STOP_WAIT = 15.0
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"  # a gateway cluster name, matched whole
 
 
 def gateway_address(options: ClusterOptions) -> str | None:
@@ -152,7 +152,7 @@ class GatewayClusterHandler(KitHandler):
     @web.authenticated
     @authorized
     async def delete(self, name: str) -> None:
-        if not _NAME.match(name):
+        if not re.fullmatch(_NAME, name):
             raise web.HTTPError(400, f"name={name!r} is not a Dask Gateway cluster name (letters, digits, '.', '_', '-'); take it from GET gateway-clusters.")
         timeout = self.state.gateway_timeout
         box = STOP_WAIT + 2 * timeout

@@ -101,3 +101,8 @@ def fake(request, tmp_path, monkeypatch, no_leaks):
         except psutil.Error:
             pass
     assert not left, f"job processes left: {[(p.pid, p.cmdline()) for p in left]}"
+
+
+#: The stand-in scheduler commands run as scripts (they read $FAKE_BATCH_STATE when imported): not a test module
+#: or a doctest module for `pytest --doctest-modules`.
+collect_ignore = ["fake_scheduler.py"]

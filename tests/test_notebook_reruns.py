@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from gpu_dask_kit.processes import end_processes, processes
 from gpu_dask_kit.venue import _kernel_manager_class
@@ -47,6 +48,18 @@ RESTART = "_ = session.client.restart(timeout=45)"
 
 class CellDidNotFinish(Exception):
     """A cell ran past CELL_TIMEOUT, or its kernel died."""
+
+
+def _client(nb):
+    """A client for ``nb`` in a fresh kernel (the kit's kernel manager), errors kept in the outputs."""
+    return NotebookClient(
+        nb,
+        kernel_manager_class=_kernel_manager_class(),
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT,
+        allow_errors=True,
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+    )
 
 
 def _errors(cell, allowed: tuple[str, ...] = ()) -> list[str]:
@@ -108,7 +121,6 @@ def _restart_then_each(client, nb, start: int, close: int, later: list[int]) -> 
 @pytest.mark.timeout(2400)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_dir, monkeypatch):
-    from nbclient import NotebookClient
 
     monkeypatch.setenv("GPU_DASK_KIT_SCALE", "small")
     before = kit_children()
@@ -117,14 +129,7 @@ def test_run_all_twice_restart_then_any_cell_close_then_any_cell(path, runtime_d
     start = next(i for i in code if "kit.start_cluster(" in nb.cells[i].source)
     close = code[-1]
     later = [i for i in code if start < i < close]
-    client = NotebookClient(
-        nb,
-        kernel_manager_class=_kernel_manager_class(),
-        kernel_name="python3",
-        timeout=CELL_TIMEOUT,
-        allow_errors=True,
-        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
-    )
+    client = _client(nb)
     problems: dict[str, list[str]] = {}
     hang, leftovers, failed_restarts, took = None, set(), [], time.monotonic()
     with client.setup_kernel(env=dict(os.environ)):
@@ -165,21 +170,12 @@ def test_after_the_close_cell_the_sentence_names_the_cells_to_run_and_following_
     AttributeError. Now the sentence names the cells the failing cell needs, in order, and running them makes it work."""
     import re
 
-    from nbclient import NotebookClient
-
     monkeypatch.setenv("GPU_DASK_KIT_SCALE", "small")
     failing, expected = CLOSE_THEN[stem]
     before = kit_children()
     nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
     code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-    client = NotebookClient(
-        nb,
-        kernel_manager_class=_kernel_manager_class(),
-        kernel_name="python3",
-        timeout=CELL_TIMEOUT,
-        allow_errors=True,
-        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
-    )
+    client = _client(nb)
     cell_of_count: dict[int, int] = {}
 
     def run(indexes: list[int]) -> list[str]:

@@ -12,6 +12,7 @@ proxy. ``session.close()`` shuts the cluster down and waits until the gateway re
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import time
 import warnings
@@ -43,6 +44,27 @@ class KitGatewayCluster(GatewayCluster):
     cluster stops its workers, and waits until the gateway reports it stopped."""
 
     kit_client: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().__init__(*args, **kwargs)
+        except BaseException:
+            # dask-gateway stops the cluster it could not start but leaves its Gateway (and IO-loop thread) open
+            if getattr(self, "gateway", None) is not None:
+                self.gateway.close()
+            raise
+
+    def __del__(self) -> None:
+        # dask-gateway's __del__ closes through the cluster's IO loop and waits: the garbage collector can run it
+        # on that loop's own thread, which then waits for itself forever. The kit closes its clusters itself (at
+        # session.close(), and at exit for the ones still open), so a cluster collected unclosed on its loop is left
+        # to the exit handler and the gateway's idle timeout.
+        try:
+            on_own_loop = asyncio.get_running_loop() is self.loop.asyncio_loop
+        except RuntimeError:  # no running loop here, or the cluster's loop is stopped
+            on_own_loop = False
+        if not on_own_loop:
+            super().__del__()
 
     def close(self, shutdown: bool | None = None, timeout: float | None = None) -> None:
         if self.kit_client is not None:
@@ -108,15 +130,15 @@ class GatewayDeployment(Deployment):
 def user_clusters(options: ClusterOptions) -> list[Any]:
     """The user's pending and running clusters on the options' gateway (dask-gateway's ``ClusterReport``:
     name, status, dashboard_link, options): e.g. one a dead kernel left."""
-    gateway = open_gateway(options)
-    return list(asked(gateway, options, gateway.list_clusters))
+    with open_gateway(options) as gateway:
+        return list(asked(gateway, options, gateway.list_clusters))
 
 
 def stop_user_cluster(options: ClusterOptions, name: str, timeout: float = 15.0) -> bool:
     """Shut down the user's gateway cluster ``name``; True once the gateway reports it stopped."""
-    gateway = open_gateway(options)
-    asked(gateway, options, gateway.stop_cluster, name)
-    return _wait_stopped(gateway, name, timeout)
+    with open_gateway(options) as gateway:
+        asked(gateway, options, gateway.stop_cluster, name)
+        return _wait_stopped(gateway, name, timeout)
 
 
 def _scale(cluster: Any, n_workers: int) -> None:
@@ -131,10 +153,10 @@ def _scale(cluster: Any, n_workers: int) -> None:
 def start(options: ClusterOptions, *, started_by: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Reconnect to the user's running cluster with these options, or start one; scale; decide the mode (the deploy interface)."""
     check_options(options, security)
-    gateway = open_gateway(options)
-    wanted = cluster_options(options, asked(gateway, options, gateway.cluster_options, use_local_defaults=False))
-    running = [r for r in asked(gateway, options, gateway.list_clusters) if r.options == dict(wanted)]
-    where = {"address": gateway.address, "proxy_address": gateway.proxy_address, "auth": gateway.auth}
+    with open_gateway(options) as gateway:
+        wanted = cluster_options(options, asked(gateway, options, gateway.cluster_options, use_local_defaults=False))
+        running = [r for r in asked(gateway, options, gateway.list_clusters) if r.options == dict(wanted)]
+        where = {"address": gateway.address, "proxy_address": gateway.proxy_address, "auth": gateway.auth}
     notes: list[str] = []
     try:
         if running:
@@ -144,7 +166,7 @@ def start(options: ClusterOptions, *, started_by: str = "notebook", security: An
         else:
             cluster = KitGatewayCluster(cluster_options=wanted, shutdown_on_close=True, **where)
     except (GatewayClusterError, ValueError) as exc:
-        raise ClusterStartError(f"The Dask Gateway at {gateway.address} did not start the cluster: {exc}. Ask the admin for its log.") from exc
+        raise ClusterStartError(f"The Dask Gateway at {where['address']} did not start the cluster: {exc}. Ask the admin for its log.") from exc
     return _attach(cluster, options, started_by, report, notes, created=not running)
 
 

@@ -45,7 +45,9 @@ def _auth(options: ClusterOptions) -> Any:
 
 def open_gateway(options: ClusterOptions) -> Gateway:
     """dask-gateway's client for the options' gateway, once its health check answered (within connect_timeout).
-    Not closed by the kit: dask-gateway's ``Gateway.close()`` fails when called again at garbage collection."""
+    The caller closes it (``with open_gateway(options) as gateway:``): a ``Gateway`` left open keeps its IO-loop
+    thread, and its ``__del__`` then blocks whichever thread the garbage collector runs in on that loop (once a
+    new client's loop thread: it did not start within distributed's 10 s, ``assert loop is not None``)."""
     auth = _auth(options)  # its OptionError (a ValueError) names gateway_auth
     try:
         gateway = Gateway(options.gateway_address, auth=auth)
@@ -53,6 +55,16 @@ def open_gateway(options: ClusterOptions) -> Gateway:
         raise OptionError("gateway_address", None, "the Dask Gateway's address", "pass gateway_address=, or set dask-gateway's config gateway.address") from exc
     except (ImportError, TypeError) as exc:
         raise OptionError("gateway_auth", options.gateway_auth, "an auth dask-gateway can build here", f"{exc}") from exc
+    try:
+        _health(gateway, options)
+    except BaseException:
+        gateway.close()
+        raise
+    return gateway
+
+
+def _health(gateway: Gateway, options: ClusterOptions) -> None:
+    """The gateway's health check, its failures said in the kit's words."""
     try:
         with urllib.request.urlopen(f"{gateway.address}/api/health", timeout=options.connect_timeout):
             pass
@@ -65,7 +77,6 @@ def open_gateway(options: ClusterOptions) -> Gateway:
             f"gateway_address={gateway.address!r}: no Dask Gateway answered within {options.connect_timeout:g} s ({exc}). "
             "Check the address (your hub's admin has it) and that the gateway runs."
         ) from exc
-    return gateway
 
 
 def asked(gateway: Gateway, options: ClusterOptions, call: Any, *args: Any, **kwargs: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -26,7 +27,22 @@ pytestmark = pytest.mark.gateway
 
 
 def clusters_of(gateway, user: str) -> list:
-    return Gateway(gateway.address, auth=BasicAuth(user, PASSWORD)).list_clusters()
+    with Gateway(gateway.address, auth=BasicAuth(user, PASSWORD)) as client:  # closed: see io_loop_threads
+        return client.list_clusters()
+
+
+def open_gateway_clients() -> int:
+    """dask-gateway clients of this process that are still open (their IO loop runs), collected or not. One left
+    open in a reference cycle is closed later by the garbage collector, whichever thread it runs in; once that was
+    an IO-loop thread, which then blocked the next client's start for 10 s (CI: ``assert loop is not None``)."""
+    count = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, Gateway):
+            try:
+                count += obj.loop.asyncio_loop.is_running()
+            except RuntimeError:  # closed: its loop is stopped
+                pass
+    return count
 
 
 def test_a_user_gets_computes_scales_adapts_and_closes_and_another_user_cannot_see_or_stop_it(gateway):
@@ -43,10 +59,10 @@ def test_a_user_gets_computes_scales_adapts_and_closes_and_another_user_cannot_s
             pids = cluster_pids(gateway)
             assert len(pids) >= 3  # a scheduler and two workers, processes of this machine
 
-            bob = Gateway(gateway.address, auth=BasicAuth("bob", PASSWORD))
-            assert bob.list_clusters() == []
-            with pytest.raises(Exception, match="403"):
-                bob.stop_cluster(mine.name)
+            with Gateway(gateway.address, auth=BasicAuth("bob", PASSWORD)) as bob:
+                assert bob.list_clusters() == []
+                with pytest.raises(Exception, match="403"):
+                    bob.stop_cluster(mine.name)
             assert [c.name for c in clusters_of(gateway, "alice")] == [mine.name]
 
             session.scale(3)
@@ -215,3 +231,30 @@ def test_jupyterhub_auth_needs_the_hubs_token_and_auto_sends_it_when_there(gatew
 def test_no_gateway_address_anywhere_is_an_option_error_naming_it(gateway):
     with as_user("erin"), dask.config.set({"gateway.address": None}):
         refused_quickly(gateway, OptionError, r"gateway_address=None is not accepted: expected the Dask Gateway's address")
+
+
+def test_the_kits_gateway_calls_leave_no_client_or_loop_thread_open(gateway, tmp_path):
+    run_kernel(gateway, tmp_path, "kim", "die")
+    gc.collect()
+    gc.disable()  # what is left open stays visible: no garbage collection closes it behind the test
+    try:
+        before = open_gateway_clients()
+        with as_user("kim"):
+            options = ClusterOptions.from_config(deploy="gateway", gateway_address=gateway.address)
+            [left] = user_clusters(options)
+            with gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, verbose=False) as session:  # reconnects to it
+                assert session.client.scheduler.address.endswith(left.name)
+            refused = [
+                {"gateway_cluster_options": {"image": "x"}},
+                {"device": "gpu", "n_workers": 1},
+                {"gateway_address": f"http://127.0.0.1:{free_port()}"},
+            ]
+            for bad in refused:
+                with pytest.raises((OptionError, ConnectError)):
+                    gdk.start_cluster(**{"deploy": "gateway", "gateway_address": gateway.address, "verbose": False, **bad})
+            assert user_clusters(options) == []
+        with as_user("kim", password="not-the-password"), pytest.raises(ConnectError):  # raised through dask-gateway's sync
+            gdk.start_cluster(deploy="gateway", gateway_address=gateway.address, verbose=False)
+        assert open_gateway_clients() <= before
+    finally:
+        gc.enable()

@@ -12,7 +12,6 @@ proxy. ``session.close()`` shuts the cluster down and waits until the gateway re
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import time
 import warnings
@@ -20,7 +19,7 @@ import weakref
 from typing import Any
 
 try:
-    from dask_gateway import GatewayCluster, GatewayClusterError, GatewayWarning
+    from dask_gateway import Gateway, GatewayCluster, GatewayClusterError, GatewayWarning
 except ImportError as exc:  # imported only for deploy="gateway" (deploy.deployment.target_module)
     raise ImportError(f"deploy='gateway' needs dask-gateway: pip install 'gpu-dask-kit[gateway]' (or pip install dask-gateway) ({exc})") from exc
 
@@ -31,7 +30,7 @@ from ..options import ClusterOptions
 from ..plan import client_backends
 from .connect import remote_mode_reason
 from .deployment import Deployment, wait_for_workers
-from .gateway_login import asked, check_options, cluster_options, open_gateway
+from .gateway_login import KitGateway, asked, check_options, cluster_options, on_own_loop, open_gateway
 
 __all__ = ["KitGatewayCluster", "GatewayDeployment", "start", "user_clusters", "stop_user_cluster", "DEFAULT_WORKERS"]
 
@@ -49,21 +48,29 @@ class KitGatewayCluster(GatewayCluster):
         try:
             super().__init__(*args, **kwargs)
         except BaseException:
-            # dask-gateway stops the cluster it could not start but leaves its Gateway (and IO-loop thread) open
-            if getattr(self, "gateway", None) is not None:
-                self.gateway.close()
+            if isinstance(getattr(self, "gateway", None), Gateway):  # stopped by dask-gateway, its client left open
+                self._adopt_gateway().close()
             raise
+        self._adopt_gateway()
+
+    @classmethod
+    def from_name(cls, *args: Any, **kwargs: Any) -> KitGatewayCluster:
+        cluster: KitGatewayCluster = super().from_name(*args, **kwargs)  # dask-gateway's: does not call __init__
+        cluster._adopt_gateway()
+        return cluster
+
+    def _adopt_gateway(self) -> KitGateway:
+        """dask-gateway builds the cluster's own Gateway client: make it the kit's subclass (no state of its own,
+        only a close that runs once and a __del__ that never blocks its own loop)."""
+        self.gateway.__class__ = KitGateway
+        return self.gateway
 
     def __del__(self) -> None:
-        # dask-gateway's __del__ closes through the cluster's IO loop and waits: the garbage collector can run it
-        # on that loop's own thread, which then waits for itself forever. The kit closes its clusters itself (at
-        # session.close(), and at exit for the ones still open), so a cluster collected unclosed on its loop is left
-        # to the exit handler and the gateway's idle timeout.
-        try:
-            on_own_loop = asyncio.get_running_loop() is self.loop.asyncio_loop
-        except RuntimeError:  # no running loop here, or the cluster's loop is stopped
-            on_own_loop = False
-        if not on_own_loop:
+        # dask-gateway's __del__ closes through the cluster's IO loop and waits: the garbage collector can run it on
+        # that loop's own thread, which then waits for itself forever. The kit closes its clusters itself (at
+        # session.close(), and at exit for the ones still open): one collected unclosed on its own loop is left to
+        # the exit handler and the gateway's idle timeout.
+        if not on_own_loop(self):
             super().__del__()
 
     def close(self, shutdown: bool | None = None, timeout: float | None = None) -> None:

@@ -5,6 +5,7 @@ cluster options (or refused, naming the kit's option). Nothing here starts a clu
 
 from __future__ import annotations
 
+import asyncio
 import os
 import urllib.error
 import urllib.request
@@ -16,7 +17,33 @@ from dask_gateway import Gateway, GatewayServerError, JupyterHubAuth
 from ..errors import ConnectError, OptionError
 from ..options import ClusterOptions
 
-__all__ = ["open_gateway", "asked", "cluster_options", "check_options"]
+__all__ = ["KitGateway", "on_own_loop", "open_gateway", "asked", "cluster_options", "check_options"]
+
+
+def on_own_loop(client: Any) -> bool:
+    """Whether this code runs on the IO loop of ``client`` (a dask-gateway Gateway or GatewayCluster)."""
+    try:
+        return asyncio.get_running_loop() is client.loop.asyncio_loop
+    except RuntimeError:  # no running loop here, or the client's loop is stopped
+        return False
+
+
+class KitGateway(Gateway):
+    """dask-gateway's client, closed once. dask-gateway's ``Gateway.__del__`` closes again (on a stopped loop:
+    a RuntimeError traceback printed into the notebook), and closes an open client through its IO loop and waits,
+    which blocks forever when the garbage collector runs it on that loop's own thread (seen with py-spy)."""
+
+    kit_closed = False
+
+    def close(self) -> None:
+        if not self.kit_closed:
+            self.kit_closed = True
+            super().close()
+
+    def __del__(self) -> None:
+        if not self.kit_closed and not on_own_loop(self):
+            super().__del__()
+
 
 #: Kit options a gateway cluster cannot apply: the gateway's admin decides how its workers start.
 _NOT_ON_GATEWAY = (
@@ -43,14 +70,14 @@ def _auth(options: ClusterOptions) -> Any:
     return auth  # "basic" | "kerberos": dask-gateway builds it with its config's gateway.auth.kwargs
 
 
-def open_gateway(options: ClusterOptions) -> Gateway:
+def open_gateway(options: ClusterOptions) -> KitGateway:
     """dask-gateway's client for the options' gateway, once its health check answered (within connect_timeout).
     The caller closes it (``with open_gateway(options) as gateway:``): a ``Gateway`` left open keeps its IO-loop
     thread, and its ``__del__`` then blocks whichever thread the garbage collector runs in on that loop (once a
     new client's loop thread: it did not start within distributed's 10 s, ``assert loop is not None``)."""
     auth = _auth(options)  # its OptionError (a ValueError) names gateway_auth
     try:
-        gateway = Gateway(options.gateway_address, auth=auth)
+        gateway = KitGateway(options.gateway_address, auth=auth)
     except ValueError as exc:
         raise OptionError("gateway_address", None, "the Dask Gateway's address", "pass gateway_address=, or set dask-gateway's config gateway.address") from exc
     except (ImportError, TypeError) as exc:

@@ -15,8 +15,10 @@ from conftest import ARTIFACTS, run_command, save_screenshot
 
 pytest.importorskip("dask_gateway_server", reason="needs dask-gateway-server (pip install 'dask-gateway-server[local]' dask-gateway)")
 
-from dask_gateway import BasicAuth, Gateway
+from dask_gateway import BasicAuth
 
+from gpu_dask_kit.deploy.gateway import KitGatewayCluster
+from gpu_dask_kit.deploy.gateway_login import KitGateway
 from tests.gateway.server import PASSWORD, start_gateway
 
 SIDEBAR = "#gpu-dask-kit-sidebar"
@@ -56,10 +58,10 @@ def lab_server(gateway, own_lab_server):
 
 def test_the_sidebar_lists_and_stops_the_users_gateway_cluster(lab_page, lab_server, gateway):
     server, baseline = gateway
-    alice = Gateway(server.address, auth=BasicAuth("alice", PASSWORD))
-    bob = Gateway(server.address, auth=BasicAuth("bob", PASSWORD))
-    mine = alice.new_cluster(shutdown_on_close=False)
-    theirs = bob.new_cluster(shutdown_on_close=False)
+    alice = KitGateway(server.address, auth=BasicAuth("alice", PASSWORD))
+    bob = KitGateway(server.address, auth=BasicAuth("bob", PASSWORD))
+    mine = KitGatewayCluster(address=alice.address, auth=alice.auth, shutdown_on_close=False)
+    theirs = KitGatewayCluster(address=bob.address, auth=bob.auth, shutdown_on_close=False)
     try:
         mine.scale(1)
         run_command(lab_page, "gpu-dask-kit:show-sidebar")
@@ -90,9 +92,12 @@ def test_the_sidebar_lists_and_stops_the_users_gateway_cluster(lab_page, lab_ser
         save_screenshot(lab_page, "gateway-sidebar-failed")
         raise
     finally:
+        for cluster in (mine, theirs):
+            cluster.close()  # the local client state only (shutdown_on_close=False)
         for gw in (alice, bob):
             for report in gw.list_clusters():
                 gw.stop_cluster(report.name)
+            gw.close()  # an open dask-gateway client keeps an IO-loop thread
     deadline = time.monotonic() + 20
     while {p.pid for p in server.descendants()} - baseline and time.monotonic() < deadline:
         time.sleep(0.3)

@@ -17,6 +17,7 @@ from dask_gateway import BasicAuth, Gateway
 import gpu_dask_kit as gdk
 from gpu_dask_kit import registry
 from gpu_dask_kit.deploy.gateway import stop_user_cluster, user_clusters
+from gpu_dask_kit.deploy.gateway_login import KitGateway
 from gpu_dask_kit.errors import ConnectError, OptionError
 from gpu_dask_kit.options import ClusterOptions
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.gateway
 
 
 def clusters_of(gateway, user: str) -> list:
-    with Gateway(gateway.address, auth=BasicAuth(user, PASSWORD)) as client:  # closed: see io_loop_threads
+    with KitGateway(gateway.address, auth=BasicAuth(user, PASSWORD)) as client:  # closed: see open_gateway_clients
         return client.list_clusters()
 
 
@@ -59,7 +60,7 @@ def test_a_user_gets_computes_scales_adapts_and_closes_and_another_user_cannot_s
             pids = cluster_pids(gateway)
             assert len(pids) >= 3  # a scheduler and two workers, processes of this machine
 
-            with Gateway(gateway.address, auth=BasicAuth("bob", PASSWORD)) as bob:
+            with KitGateway(gateway.address, auth=BasicAuth("bob", PASSWORD)) as bob:
                 assert bob.list_clusters() == []
                 with pytest.raises(Exception, match="403"):
                     bob.stop_cluster(mine.name)

@@ -6,9 +6,10 @@ import json
 import os
 
 import pytest
-from dask_gateway import BasicAuth, Gateway
+from dask_gateway import BasicAuth
 
 import gpu_dask_kit as gdk
+from gpu_dask_kit.deploy.gateway_login import KitGateway
 from gpu_dask_kit.options import ClusterOptions
 from gpu_dask_kit.session import start_session
 
@@ -45,9 +46,8 @@ def test_dask_cuda_workers_of_a_gateway_are_gpu_mode_and_close_leaves_nothing(gp
                     ClusterOptions.from_config(deploy="gateway", gateway_address=gpu_gateway.address, n_workers=1), started_by="script"
                 ) as other:
                     assert other.mode == "gpu" and other.client.scheduler.address != session.client.scheduler.address
-                    assert [c.scheduler_address for c in Gateway(gpu_gateway.address, auth=BasicAuth("heidi", PASSWORD)).list_clusters()] == [
-                        other.client.scheduler.address
-                    ]
+                    with KitGateway(gpu_gateway.address, auth=BasicAuth("heidi", PASSWORD)) as heidi:
+                        assert [c.scheduler_address for c in heidi.list_clusters()] == [other.client.scheduler.address]
                     pids |= cluster_pids(gpu_gateway)
         finally:
             session.close()

@@ -11,9 +11,12 @@ import time
 
 import dask.config
 import pytest
-from dask_gateway import BasicAuth, Gateway
+from dask_gateway import BasicAuth
 from pytest_jupyter.jupyter_core import jp_asyncio_loop  # noqa: F401  (the real ones here: conftest switches them off)
 from pytest_jupyter.jupyter_server import jp_server_cleanup  # noqa: F401
+
+from gpu_dask_kit.deploy.gateway import KitGatewayCluster
+from gpu_dask_kit.deploy.gateway_login import KitGateway
 
 from .conftest import as_user, cluster_pids, wait_gone
 from .server import PASSWORD, free_port
@@ -54,11 +57,12 @@ async def listed(jp_fetch, user: str, address: str, want_workers: int | None = N
 
 
 async def test_each_user_lists_and_stops_only_their_own_gateway_clusters(jp_fetch, gateway):
-    users = {name: Gateway(gateway.address, auth=BasicAuth(name, PASSWORD)) for name in ("alice", "bob")}
-    started = {}
+    users = {name: KitGateway(gateway.address, auth=BasicAuth(name, PASSWORD)) for name in ("alice", "bob")}
+    started, clusters = {}, []
     try:
         for name, gw in users.items():
-            cluster = gw.new_cluster(shutdown_on_close=False)
+            cluster = KitGatewayCluster(address=gw.address, auth=gw.auth, shutdown_on_close=False)
+            clusters.append(cluster)
             cluster.scale(1)
             started[name] = cluster.name
         pids = cluster_pids(gateway)
@@ -88,9 +92,12 @@ async def test_each_user_lists_and_stops_only_their_own_gateway_clusters(jp_fetc
         assert code == 204
         print(f"\nsidebar stop of a 1-worker gateway cluster: {stop_s:.1f} s (shared, loaded machine)")
     finally:
+        for cluster in clusters:
+            cluster.close()  # the local client state only (shutdown_on_close=False)
         for gw in users.values():
             for report in gw.list_clusters():
                 gw.stop_cluster(report.name)
+            gw.close()  # an open dask-gateway client keeps an IO-loop thread (tests/gateway/test_gateway.py)
     assert not wait_gone(pids, gateway)
 
 

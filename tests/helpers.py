@@ -9,6 +9,8 @@ import sys
 import textwrap
 import time
 
+from jupyter_client.manager import KernelManager
+
 OWNER_SCRIPT = textwrap.dedent("""
     import json, sys, time
     import gpu_dask_kit as kit
@@ -32,6 +34,24 @@ def start_owner(tmp_path, runtime_dir, n_workers=1):
         proc.wait()
         raise RuntimeError("the owner process did not start a session")
     return proc, json.loads(line)
+
+
+def start_kernel(env: dict, startup_timeout: float = 60):
+    """jupyter_client's ``start_new_kernel`` with the kernel's channels on Unix sockets in the runtime folder
+    (``transport="ipc"``): over TCP the kernel binds five ports jupyter_client chose and released a moment
+    before, and a Dask process of a test beside it took one ("Kernel died before replying to kernel_info":
+    ZMQError Address already in use). Returns (manager, client); the caller shuts the kernel down."""
+    km = KernelManager(kernel_name="python3", transport="ipc")
+    km.start_kernel(env=env)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=startup_timeout)
+    except RuntimeError:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+        raise
+    return km, kc
 
 
 def wait_gone(pids, timeout):

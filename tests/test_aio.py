@@ -10,13 +10,13 @@ import time
 import dask.array as da
 import psutil
 import pytest
-from jupyter_client.manager import start_new_kernel
 
 import gpu_dask_kit as kit
 from gpu_dask_kit import OptionError, registry
 from gpu_dask_kit.session_info import plain_reason
 
 from .conftest import wait_for_no_new_children
+from .helpers import start_kernel
 from .test_hints import _run  # one cell in a real kernel: (status, output)
 
 SMALL = {"device": "cpu", "n_workers": 1, "threads_per_worker": 1, "memory_limit": "1GiB"}
@@ -24,7 +24,7 @@ SMALL = {"device": "cpu", "n_workers": 1, "threads_per_worker": 1, "memory_limit
 
 def test_notebook_async_and_rerun_habits_in_a_real_kernel(runtime_dir):
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    km, kc = start_kernel(dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
         opts = "device='cpu', n_workers=1, threads_per_worker=1, memory_limit='1GiB'"
         status, out = _run(kc, f"import gpu_dask_kit as kit\ns = kit.start_cluster({opts}, verbose=False)\nf = s.client.submit(sum, [1, 2])")

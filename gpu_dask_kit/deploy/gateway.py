@@ -49,17 +49,17 @@ class KitGatewayCluster(GatewayCluster):
             super().__init__(*args, **kwargs)
         except BaseException:
             if isinstance(getattr(self, "gateway", None), Gateway):  # stopped by dask-gateway, its client left open
-                self._adopt_gateway().close()
+                self.adopt_gateway().close()
             raise
-        self._adopt_gateway()
+        self.adopt_gateway()
 
     @classmethod
     def from_name(cls, *args: Any, **kwargs: Any) -> KitGatewayCluster:
         cluster: KitGatewayCluster = super().from_name(*args, **kwargs)  # dask-gateway's: does not call __init__
-        cluster._adopt_gateway()
+        cluster.adopt_gateway()
         return cluster
 
-    def _adopt_gateway(self) -> KitGateway:
+    def adopt_gateway(self) -> KitGateway:
         """dask-gateway builds the cluster's own Gateway client: make it the kit's subclass (no state of its own,
         only a close that runs once and a __del__ that never blocks its own loop)."""
         self.gateway.__class__ = KitGateway

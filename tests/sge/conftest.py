@@ -38,13 +38,23 @@ def sge():
     if why is not None:
         if os.geteuid() != 0:
             pytest.skip(f"SGE is not running ({why}) and starting it needs root: sudo .ci/sge/start")
+        before = _sge_daemons()
         proc = subprocess.run([str(ROOT / ".ci/sge/start")], capture_output=True, text=True, timeout=180)
-        if proc.returncode != 0:
-            pytest.skip(f"SGE is installed but .ci/sge/start failed: {proc.stderr.strip()[-500:]}")
+        if proc.returncode != 0:  # installed and root: a failure, not a skip
+            subprocess.run([str(ROOT / ".ci/sge/stop")], capture_output=True, text=True, timeout=180)
+            pytest.fail(f".ci/sge/start failed: {proc.stderr.strip()[-500:]}")
         started = True
     yield QUEUE
     if started:
         subprocess.run([str(ROOT / ".ci/sge/stop")], capture_output=True, text=True, timeout=180)
+        left = set(_sge_daemons()) - set(before)
+        for pid in left:
+            psutil.Process(pid).kill()
+        assert not left, f".ci/sge/stop left SGE daemons it started running: {left} (killed now)"
+
+
+def _sge_daemons() -> list[int]:
+    return [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] in ("sge_qmaster", "sge_execd")]
 
 
 def my_jobs() -> list[str]:

@@ -30,8 +30,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..notebook import outcomes
 from ..notebook.rerun import futures_in
-from .broken import broken_cell
+from .broken import broken_cell, raised_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -69,6 +70,7 @@ def _catalog() -> dict[str, Exercise]:
 
 
 EXERCISES: dict[str, Exercise] = _catalog()
+outcomes.install()  # from the first check on, a cell that raises is known as such (start_cluster's extension does it earlier)
 
 
 def keys() -> list[str]:
@@ -100,18 +102,21 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     unreadable = broken_cell(namespace, exercise.names)
     if unreadable:
         return Verdict(False, True, f"Not yet ({key}): {unreadable}")
-    missing = [name for name in exercise.names if name not in namespace]
-    if missing:
-        return Verdict(
-            False, False, f"Not answered yet ({key}): run your answer cell first; it defines {', '.join(exercise.names)} (not found: {', '.join(missing)})."
-        )
-    answers = {name: namespace[name] for name in exercise.names}
+    answers = {name: namespace.get(name, Ellipsis) for name in exercise.names}
     unfilled = [name for name, value in answers.items() if value is Ellipsis]
     if unfilled and exercise.early is not None and len(unfilled) < len(answers):
         try:
             exercise.early({n: v for n, v in answers.items() if v is not Ellipsis})
         except Hint as hint:
             return Verdict(False, True, f"Not yet ({key}): {hint}")
+    raised = raised_cell(namespace, exercise.names)
+    if raised:
+        return Verdict(False, True, f"Could not be checked ({key}): {raised}")
+    missing = [name for name in exercise.names if name not in namespace]
+    if missing:
+        return Verdict(
+            False, False, f"Not answered yet ({key}): run your answer cell first; it defines {', '.join(exercise.names)} (not found: {', '.join(missing)})."
+        )
     if unfilled:
         return Verdict(
             False,

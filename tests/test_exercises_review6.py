@@ -69,3 +69,40 @@ def test_the_kits_extension_records_which_cells_raise(shell):
     assert outcomes.raised(shell.user_ns, number) == "ZeroDivisionError: division by zero"  # ... the record does not
     assert outcomes.raised(shell.user_ns, number + 1) is None
     assert outcomes.raised({}, number) is None  # not IPython: nothing known
+
+
+def _run_without(code, key, client, *gone):
+    """An answer cell run in a namespace that lacks ``gone`` (cells skipped), as ``_run`` does otherwise."""
+    ns = namespace(key, client)
+    for name in gone:
+        del ns[name]
+    exec(compile(code, f"<answer {key}>", "exec"), ns)
+    ns["In"] = ["", code, f'exercises.check("{key}", globals())']
+    return ns
+
+
+def test_a_skipped_earlier_cell_is_named_not_reported_as_a_key_error(client):
+    """Review 6, item 4: 02-1 with cell 15 (s_host) skipped said "could not be checked (KeyError: 's_host')"."""
+    verdict = judge("02-1", _run_without(RIGHT["02-1"][1], "02-1", client, "s_host"))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "KeyError" not in verdict.message and "reads `s_host`" in verdict.message and "the cell above that sets `s_host`" in verdict.message, verdict.message
+
+
+# Review 6, item 4: notebook 07 has no `processed` (the corpus' namespace had one): the check read it and raised KeyError.
+ONE_PARTITION_07 = [
+    ("rows_per_name = dd.read_parquet(PROCESSED).partitions[0].name.value_counts().compute()", "ONE partition"),
+    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts(normalize=True).compute()", "do not add up"),
+    ("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute() * 2", "do not add up"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), ONE_PARTITION_07)
+def test_07_1_in_the_notebooks_namespace_is_judged_without_a_key_error(code, said, client):
+    verdict = judge("07-1", _run_without(code, "07-1", client, "processed"))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "KeyError" not in verdict.message and said in verdict.message, verdict.message
+
+
+def test_07_1_right_answer_in_the_notebooks_namespace(client):
+    verdict = judge("07-1", _run_without("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute()", "07-1", client, "processed"))
+    assert verdict.correct, verdict.message

@@ -31,7 +31,7 @@ import os
 from typing import Any
 
 from ..notebook import outcomes
-from ..notebook.rerun import futures_in
+from ..notebook.rerun import cells_making, futures_in
 from .broken import broken_cell, raised_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
@@ -53,6 +53,13 @@ GONE = "Could not be checked ({key}): {what}: re-run {cells}your answer cell, th
 LOST = (
     "Could not be checked ({key}): data your answer uses is no longer on the cluster (cancelled or released by a later "
     "cell, lost in a restart, or made on a cluster closed since): re-run {cells}your answer cell, then this check."
+)
+
+#: What a check says when a name an earlier cell of the notebook makes (not an answer name) is not in the kernel.
+NOT_MADE = (
+    "Could not be checked ({key}): this check reads `{name}`, which a cell above your answer cell makes, and this "
+    "kernel does not have it (that cell was skipped, or the kernel restarted since): run {cells}, then your answer "
+    "cell, then this check."
 )
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
@@ -139,6 +146,8 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
+        if _not_made(err, namespace):
+            return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
         if exercise.cluster and cluster_closed(namespace):
             return Verdict(False, True, CLOSED.format(key=key))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
@@ -150,6 +159,18 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _not_made(err: Exception, namespace: dict[str, Any]) -> bool:
+    """True for the KeyError of a judge reading a notebook name (``ns["s_host"]``) that the kernel does not have."""
+    name = err.args[0] if isinstance(err, KeyError) and err.args else None
+    return isinstance(name, str) and name.isidentifier() and name not in namespace
+
+
+def _making(namespace: dict[str, Any], name: str) -> str:
+    """ "the cell that sets `s_host` (In [15] last time)": the notebook cell to run for ``name``."""
+    numbers = cells_making([str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else [], name)
+    return f"the cell above that sets `{name}`" + (f" (In [{numbers[-1]}] in this kernel's history)" if numbers else "")
 
 
 def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:

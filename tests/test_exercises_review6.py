@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from gpu_dask_kit.exercises import judge
+from gpu_dask_kit.exercises import EXERCISES, judge
 from gpu_dask_kit.notebook import hints, outcomes
 from tests.test_exercises_cases import LIMITS, RIGHT
 from tests.test_exercises_corpus import corpus_client, namespace  # noqa: F401  (the `client` fixture, used here)
@@ -36,9 +36,19 @@ def _cells(shell, key, client, *cells):
 # Review 6, item 1: a right answer, then the answer cell changed so that it raises: the old values stay in the names.
 RAISING = [
     ("08-2", RIGHT["08-2"][0], "slot_futures = [where_am_i(i) for i in range(4)]\nslot_workers = session.client.gather(slot_futures)", "ValueError"),
-    ("08-2", RIGHT["08-2"][0], "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(slot_futurez)", "NameError"),
+    (
+        "08-2",
+        RIGHT["08-2"][0],
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(slot_futurez)",
+        "NameError",
+    ),
     ("09-1", RIGHT["09-1"][1], "futs = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, futz)", "NameError"),
-    ("09-1", RIGHT["09-1"][1], "from distributed import get_worker\nsquare_futures = session.client.map(square, range(10))\nget_worker()\ntotal_future = session.client.submit(sum, square_futures)", "ValueError"),
+    (
+        "09-1",
+        RIGHT["09-1"][1],
+        "from distributed import get_worker\nsquare_futures = session.client.map(square, range(10))\nget_worker()\ntotal_future = session.client.submit(sum, square_futures)",
+        "ValueError",
+    ),
     ("06-2", RIGHT["06-2"][2], f"fraction = x.nbytes / sum(w['memory_limt'] for w in {LIMITS})", "KeyError"),
     ("02-1", RIGHT["02-1"][1], "rank10_error = float(undefined_error.compute())", "NameError"),
 ]
@@ -106,3 +116,78 @@ def test_07_1_in_the_notebooks_namespace_is_judged_without_a_key_error(code, sai
 def test_07_1_right_answer_in_the_notebooks_namespace(client):
     verdict = judge("07-1", _run_without("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute()", "07-1", client, "processed"))
     assert verdict.correct, verdict.message
+
+
+# Review 6, item 2: 06-2 with a number typed in where the exercise asks to read it (x's size, the limits, the worker count).
+WORKERS = f"limits = [w['memory_limit'] for w in {LIMITS}]\n"
+TYPED_06_2 = [
+    ("from dask.utils import parse_bytes\nfraction = x.nbytes / (2 * parse_bytes('1GiB'))", "a memory size is written out"),
+    (WORKERS + "fraction = 20e6 / sum(limits)", "x's size is a number written out"),
+    (WORKERS + "fraction = x.nbytes / limits[0] * 0.5", "the number of workers is written out"),
+    (WORKERS + "fraction = x.nbytes / (limits[0] * 2)", "the number of workers is written out"),
+    (
+        "from dask.utils import parse_bytes\nCPU_CLUSTER = {'n_workers': 2, 'memory_limit': '1GiB'}\nfraction = x.nbytes / (CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit']))",
+        "cluster request",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), TYPED_06_2)
+def test_06_2_a_typed_size_limit_or_worker_count_is_not_accepted(code, said, client):
+    """Before: each was "Correct" (the corpus' x is 20e6 bytes, its two workers have 1 GiB each)."""
+    verdict = judge("06-2", _run_without(code, "06-2", client))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message, verdict.message
+
+
+BYTES_HELD = (  # notebook 06's helper (cell 4), as the learner has it
+    "import time\nfrom dask.core import flatten\nfrom distributed import wait\n\n"
+    "def _bytes_in_memory(keys, dask_scheduler=None):\n"
+    "    return sum(max(ts.nbytes, 0) for ts in (dask_scheduler.tasks.get(k) for k in keys) if ts is not None and ts.state == 'memory')\n\n"
+    "def bytes_held(c, expect=None, timeout=10.0):\n    keys = list(flatten(c.__dask_keys__()))\n    deadline = time.monotonic() + timeout\n"
+    "    while True:\n        held = session.client.run_on_scheduler(_bytes_in_memory, keys)\n"
+    "        if expect is None or held == expect or time.monotonic() > deadline:\n            return held\n        time.sleep(0.1)\n"
+)
+
+
+def _lazy_x(client, code):
+    """06-2 as in notebook 06 after cell 20: x is the lazy recipe (its persisted copy was dropped)."""
+    import dask.array as da
+
+    ns = namespace("06-2", client)
+    exec(compile(BYTES_HELD, "<notebook 06, cell 4>", "exec"), ns)
+    ns["x"] = da.random.default_rng(61).random((250_000, 10), chunks=(62_500, 10))
+    exec(compile(code, "<answer 06-2>", "exec"), ns)
+    ns["In"] = ["", code, 'exercises.check("06-2", globals())']
+    return ns
+
+
+PERSISTED_06_2 = [
+    WORKERS + "x_p = x.persist()\nwait(x_p)\nfraction = bytes_held(x_p, expect=x.nbytes) / sum(limits)",
+    WORKERS + "fraction = bytes_held(x.persist(), expect=x.nbytes) / sum(limits)",  # the persisted copy is dropped: the re-run persists again
+    WORKERS + "x_p = x.persist()\nwait(x_p)\nfraction = bytes_held(x_p, expect=x.nbytes) / sum(limits)\ndel x_p",
+]
+
+
+@pytest.mark.parametrize("code", PERSISTED_06_2)
+def test_06_2_persisting_x_and_reading_the_bytes_held_is_accepted(code, client):
+    """Review 6, item 3: before, "computed x ... brings every value of x to this notebook" (a persist keeps them on the workers)."""
+    verdict = judge("06-2", _lazy_x(client, code))
+    assert verdict.correct, verdict.message
+
+
+def test_06_2_computing_x_for_its_size_is_still_told(client):
+    verdict = judge("06-2", _lazy_x(client, WORKERS + "fraction = x.compute().nbytes / sum(limits)"))
+    assert not verdict.correct and "brings every value of x to this notebook" in verdict.message, verdict.message
+
+
+def test_01_1_says_only_what_dask_cuda_reads(client):
+    """Review 6, item 8: dask-cuda 26.10's LocalCUDACluster reads a float in (0, 1] as a share of the GPU and parses a
+    string with parse_bytes ("60%" raises): the hint for 60 suggested a percent string, and "60%" passed unremarked."""
+    verdict = judge(
+        "01-1", _run_without("workshop_options = kit.ClusterOptions(device_memory_limit=60, rmm_async=True, dashboard_address=':0')", "01-1", client)
+    )
+    assert not verdict.correct and "percent" not in verdict.message and "float between 0 and 1" in verdict.message, verdict.message
+    verdict = judge("01-1", _run_without(RIGHT["01-1"][0], "01-1", client))
+    assert verdict.correct and "LocalCUDACluster itself does not read a '%' string" in verdict.message, verdict.message
+    assert "0.6" in EXERCISES["01-1"].solution and "%" not in EXERCISES["01-1"].solution

@@ -98,3 +98,24 @@ def test_steps_to_remake_names_the_cells_for_given_names_in_order():
     assert steps_to_remake({"In": history}, ["u", "s", "v"]) == "the cell that makes `s`, `u`, `v` (In [2])"
     assert steps_to_remake({"In": history}, ["x"]) == "the cells that make `x` (In [1] then In [2])"
     assert steps_to_remake({"In": history}, ["nothing"]) is None
+
+
+def test_a_parquet_folder_left_empty_names_the_cell_that_writes_it(tmp_path):
+    """Review 6 (07 cell 7 after the close cell, before cell 4 ran to its end): read_parquet of the emptied RAW folder
+    raised a raw "ValueError: No files satisfy the `parquet_file_extension` criteria"; now the cell writing RAW is named."""
+    import os
+
+    import dask.dataframe as dd
+
+    raw = str(tmp_path / "raw")
+    os.makedirs(raw)  # what a writing cell that failed (cluster closed) leaves: the folder, no files
+    history = [
+        "",
+        "session = kit.start_cluster()",
+        "WORKDIR = tempfile.mkdtemp()\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)",
+        "lookups = etl(RAW, PROCESSED)",
+    ]
+    with pytest.raises(ValueError, match="No files satisfy") as info:
+        dd.read_parquet(raw)
+    text = explain_rerun(info.value, {"In": history, "RAW": raw, "WORKDIR": str(tmp_path)})
+    assert text is not None and "`RAW` (In [2])" in text, text

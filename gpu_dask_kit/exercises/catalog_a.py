@@ -121,7 +121,11 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "worker starts moving data off the GPU is another option of ClusterOptions (see help)."
         )
     if fraction is None or fraction > 1:
-        raise Hint(f"device_memory_limit should be a SHARE of each GPU's memory (a fraction, or a percent string): {limit!r} is an amount, or no limit at all.")
+        raise Hint(
+            f"device_memory_limit should be a SHARE of each GPU's memory: {limit!r} is an amount (dask-cuda reads an int as "
+            "bytes, a string with a unit as a size), or no limit at all. dask-cuda's LocalCUDACluster reads a float between "
+            "0 and 1 as a share of each GPU's total memory."
+        )
     if not close(fraction, 0.6, abs_=1e-9):
         raise Hint("device_memory_limit is a share of the GPU, but not the share the question names: read it again.")
     if opts.rmm_pool_size is not None:
@@ -130,7 +134,9 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
-    return "spill above a share of each GPU, the async allocator without a pool, the dashboard on a free port."
+    percent = "%" in (answer_cell(ns, "workshop_options") or "")
+    note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""
+    return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port."
 
 
 def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -282,7 +288,7 @@ EXERCISES = [
     Exercise(
         "01-1",
         ("workshop_options",),
-        'workshop_options = kit.ClusterOptions(device_memory_limit="60%", rmm_async=True, dashboard_address=":0")\n',
+        'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=":0")\n',
         _judge_01_1,
         "kit.ClusterOptions takes the same keywords as kit.start_cluster; help(kit.ClusterOptions) lists them.",
         cluster=False,

@@ -12,7 +12,7 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
-from .typed import limits_read, size_not_computed
+from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -86,6 +86,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
     limits_read(cell)
+    numbers_read(cell, x.nbytes, limits)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."

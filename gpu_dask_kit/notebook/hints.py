@@ -148,7 +148,8 @@ def _install(shell: Any) -> bool:
     from distributed.scheduler import KilledWorker
     from distributed.utils import CancelledError
 
-    shell.set_custom_exc((MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError), _handler)
+    errors = (MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError, ValueError)
+    shell.set_custom_exc(errors, _handler)
     shell._gpu_dask_kit_hints = True
     events = getattr(shell, "events", None)
     if events is not None:

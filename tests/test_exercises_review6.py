@@ -191,3 +191,115 @@ def test_01_1_says_only_what_dask_cuda_reads(client):
     verdict = judge("01-1", _run_without(RIGHT["01-1"][0], "01-1", client))
     assert verdict.correct and "LocalCUDACluster itself does not read a '%' string" in verdict.message, verdict.message
     assert "0.6" in EXERCISES["01-1"].solution and "%" not in EXERCISES["01-1"].solution
+
+
+# Review 6, item 6: hints that said something else than what happened (each was the "before" message).
+HONEST_03 = [
+    (
+        "03-1",
+        "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute().groupby(level=0).max()",
+        "combined here",
+        "brought ddf's rows here",
+    ),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().reset_index()", "reset_index", "select the one column"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().astype('float32').compute()", "smaller float type", "which column and which aggregation"),
+    ("03-1", "max_y_by_name = ddf.partitions[0].groupby('name').y.max().compute()", "one partition", "which column and which aggregation"),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist(scheduler='sync')\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        "THIS notebook's process",
+        "nothing ran yet",
+    ),
+    (
+        "03-2",
+        "ddf_fast = dask.persist(ddf)\nmean_x_by_name = ddf.groupby('name').x.mean().compute()",
+        "dask.persist returns a tuple",
+        "came back to this notebook",
+    ),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.median().compute()",
+        "medians, computed on the workers",
+        "computed in this notebook",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "before"), HONEST_03, ids=[f"{k}-{s}" for k, _, s, _ in HONEST_03])
+def test_03_hints_say_what_happened(key, code, said, before, client):
+    verdict = judge(key, _run_without(code, key, client))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message and before not in verdict.message, verdict.message
+
+
+def test_06_1_a_local_persist_is_not_called_lazy(client):
+    """06-1 with notebook 06's x (lazy): `.persist(scheduler="sync")` ran the sums in this process; before: "nothing ran yet"."""
+    import dask.array as da
+
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist(scheduler='sync')\ncol_sums_local = col_sums_persisted.compute()"
+    ns = namespace("06-1", client)
+    ns["x"] = da.random.default_rng(62).random((1000, 10), chunks=(250, 10))
+    exec(compile(code, "<answer 06-1>", "exec"), ns)
+    ns["In"] = ["", code, 'exercises.check("06-1", globals())']
+    verdict = judge("06-1", ns)
+    assert not verdict.correct and "THIS notebook's process" in verdict.message and "nothing ran yet" not in verdict.message, verdict.message
+
+
+def test_a_local_scheduler_on_cluster_data_is_explained(shell, client):
+    """05-2 with scheduler='sync': the answer cell raised "Missing dependency"; the check says why."""
+    from tests.test_exercises_cases import FITS
+
+    ns = _cells(shell, "05-2", client, FITS + "x0_results = dask.compute(*lazy_fits, scheduler='sync')")
+    verdict = judge("05-2", ns)
+    assert not verdict.correct and "only the cluster's scheduler can read" in verdict.message and "Missing dependency" in verdict.message, verdict.message
+
+
+# Review 6, item 5: 05-1 answers right by chance (the feature with the largest coefficient, or a fixed position).
+BY_CHANCE_05_1 = [
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: abs(r[1][0]))[0][0]",
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = res[1][0][0]",
+]
+
+
+@pytest.mark.parametrize("code", BY_CHANCE_05_1)
+def test_05_1_a_pick_that_is_right_by_chance_is_not_accepted(code, client):
+    verdict = judge("05-1", _run_without(code, "05-1", client))
+    assert verdict.answered and not verdict.correct and "by chance" in verdict.message, verdict.message
+
+
+def test_05_1_the_best_fit_kept_first_then_its_name_is_accepted(client):
+    code = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest = max(res, key=lambda r: r[-1])\nbest_single_feature = best[0][0]"
+    verdict = judge("05-1", _run_without(code, "05-1", client))
+    assert verdict.correct, verdict.message
+
+
+def test_00_1_a_total_that_merges_as_chunks_is_not_accepted(client):
+    """Review 6, item 5: `(a.rechunk(N)**2).sum()` was "Correct" (built from a, but the work ran as one task)."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a.rechunk(N) ** 2).sum()"
+    verdict = judge("00-1", _run_without(code, "00-1", client))
+    assert verdict.answered and not verdict.correct and "rechunk" in verdict.message, verdict.message
+
+
+def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
+    """Review 6, item 7 (04): after a restart the check listed every stale name of the notebook (sorted_ddf, scaled, ...),
+    when the answer cell needs only ddf."""
+    from distributed import futures_of, wait
+
+    from tests.test_exercises_cases import DEMEAN
+
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    ns = namespace("04-1", client)
+    ns["scaled"] = (ns["ddf"].x * 2).persist()
+    wait(ns["scaled"])
+    exec(compile(code, "<answer 04-1>", "exec"), ns)
+    ns["In"] = ["", "ddf = make().persist()", "scaled = (ddf.x * 2).persist()", code, 'exercises.check("04-1", globals())']
+    client.cancel(futures_of(ns["ddf"]) + futures_of(ns["scaled"]))
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "`ddf` (In [1])" in verdict.message and "scaled" not in verdict.message, verdict.message
+
+
+def test_00_1_a_delayed_sum_of_a_python_list_is_told_it_is_not_built_from_a(client):
+    """Review 6, item 6: before, "left from an earlier run" (comparing its one-task graph with the re-run's timed out)."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum)([i ** 2 for i in range(N)])"
+    verdict = judge("00-1", _run_without(code, "00-1", client))
+    assert not verdict.correct and "not built from a" in verdict.message and "earlier run" not in verdict.message, verdict.message

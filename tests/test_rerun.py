@@ -23,6 +23,17 @@ def test_the_start_cell_is_the_one_that_makes_the_session():
     assert text is not None and "the cell that starts the cluster (In [1])" in text, text
 
 
+def test_a_recorded_start_cell_that_starts_clusters_only_in_a_loop_is_not_named():
+    """Review 6, item 7 (07): after the close cell, cell 9's hint named the scaling loop (the cell that made the kit's
+    current session, starting one cluster per size), not the set-up cell, which is all cell 9 needs."""
+    loop = "for n in WORKER_COUNTS:\n    session = kit.start_cluster(**{**CLUSTER, 'n_workers': n})\n    time_it()"
+    history = ["", "session = kit.start_cluster(**CPU_CLUSTER)", "out = dd.read_parquet(PROCESSED)", loop, "session.close()", "len(out)"]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 3, "session": 3})
+    assert text is not None and "In [1]" in text and "In [3]" not in text, text
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 1, "session": 1})
+    assert text is not None and "In [1]" in text, text
+
+
 @pytest.fixture
 def client():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as c:

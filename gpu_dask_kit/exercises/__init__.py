@@ -31,12 +31,13 @@ import os
 from typing import Any
 
 from ..notebook import outcomes
+from ..notebook.cellreads import names_read
 from ..notebook.rerun import cells_making, futures_in
 from .broken import broken_cell, raised_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
-from .replay import CELL
+from .replay import CELL, answer_cell
 from .stale import cluster_state, gone_names, no_cluster
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
@@ -44,7 +45,7 @@ __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "ch
 #: What a check says when the notebook's cluster is gone (closed, or the kernel lost it): no raw error text.
 CLOSED = (
     "Could not be checked ({key}): the cluster is closed: re-run the set-up cell (the one with `session = "
-    "kit.start_cluster(...)`), then your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
+    "kit.start_cluster(...)`), then {cells}your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
 )
 CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
 #: What a check says when the cluster runs but the data an answer holds is gone (its answer cell ran before).
@@ -134,7 +135,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if exercise.cluster and cluster_state(namespace) == "none":
         return Verdict(False, True, no_cluster(key, namespace))
     if exercise.cluster and cluster_closed(namespace):
-        return Verdict(False, True, CLOSED.format(key=key))
+        return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
     if exercise.cluster:
         client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
@@ -149,7 +150,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         if _not_made(err, namespace):
             return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
         if exercise.cluster and cluster_closed(namespace):
-            return Verdict(False, True, CLOSED.format(key=key))
+            return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
             return Verdict(False, True, LOST.format(key=key, cells=_remake(namespace, exercise.names)))
         return Verdict(
@@ -175,7 +176,9 @@ def _making(namespace: dict[str, Any], name: str) -> str:
 
 def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:
     """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell)."""
-    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names})
+    cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
+    reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
+    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names}, reads)
     return f"the cells that make {names} (their data is gone), then " if names else ""
 
 
@@ -188,12 +191,25 @@ def _gone(answers: dict[str, Any]) -> str | None:
                 f"{name} holds data of a cluster that has been closed since your answer cell ran (this notebook's "
                 "session is a newer cluster, which does not have it)"
             )
-        if any(f.status in ("cancelled", "lost", "error") for f in futures):
+        failed = next((f for f in futures if f.status == "error"), None)
+        if failed is not None:
+            return f"{name}'s tasks failed on the cluster ({_failure(failed)}): fix your answer cell so that its tasks can run"
+        if any(f.status in ("cancelled", "lost") for f in futures):
             return (
                 f"{name}'s results on the workers were cancelled or lost after they were made (a cancel or release in your "
                 "answer cell or a later one, or a cluster restart); keep them"
             )
     return None
+
+
+def _failure(future: Any) -> str:
+    """ "NoValidWorkerError: ...": why a future's task failed (its exception, first line)."""
+    try:
+        err = future.exception(timeout=5)
+    except Exception as other:  # the exception itself could not be fetched
+        err = other
+    text = (str(err).strip().splitlines() or [""])[0][:200]
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
 def check(key: str, namespace: dict[str, Any]) -> None:

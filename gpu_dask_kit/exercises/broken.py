@@ -82,6 +82,16 @@ def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
     return None
 
 
+#: What a known error of an answer cell means (said before the rest of the message).
+_WHY = {
+    "Missing dependency": (
+        "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
+        "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
+        "can read: "
+    ),
+}
+
+
 def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None:
     """What to tell the learner when the latest cell in ``In`` that assigns one of ``names`` raised when it last ran
     (see ``gpu_dask_kit.notebook.outcomes``); else None. The names then hold what an earlier run made, or nothing."""
@@ -97,7 +107,9 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         err = raised(namespace, number)
         if err is None:
             return None  # the latest answer cell ran to its end (or nothing recorded it): judge it as usual
+        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "")
         return (
+            f"{why}"
             f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
             f"{' and '.join(hit)} still hold{'s' if len(hit) == 1 else ''} what an earlier run left (or nothing). Make "
             "that cell run to its end without an error, run it, then this check."

@@ -43,9 +43,11 @@ def no_cluster(key: str, namespace: dict[str, Any]) -> str:
     return NO_CLUSTER.format(key=key, cell=f" (In [{numbers[-1]}])" if numbers else "")
 
 
-def gone_names(namespace: dict[str, Any]) -> str | None:
-    """ "`x` (In [3]), `u` (In [5])": the names whose data on the cluster is gone and the cells that make them; None: none."""
-    names = [n for n in stale_names(namespace, "restarted") + stale_names(namespace, "closed") if n not in ("session", "client")]
+def gone_names(namespace: dict[str, Any], reads: set[str] | None = None) -> str | None:
+    """ "`x` (In [3]), `u` (In [5])": the names whose data on the cluster is gone and the cells that make them (only those
+    in ``reads``, when given: what the answer cell needs); None: none."""
+    stale = stale_names(namespace, "restarted") + stale_names(namespace, "closed")
+    names = [n for n in stale if n not in ("session", "client") and (reads is None or n in reads)]
     if not names:
         return None
     history = _history(namespace)

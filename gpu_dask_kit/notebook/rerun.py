@@ -110,9 +110,13 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     calls ``start_cluster(``."""
     made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
     known = [made[name] for name in reads if name in made] or ([made[""]] if "" in made else [])
-    if known and 0 < max(known) < len(history):
-        return max(known)
     past = history[:-1]  # the last one is the failing cell
+    set_up = cell_of(past, r"^session\s*=.*start_cluster\(")  # a cell whose own line starts the session
+    if known and 0 < max(known) < len(history):
+        recorded = max(known)
+        if set_up and not re.search(r"^session\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
+            return set_up  # the recorded cell starts clusters only in a loop or a branch (07's scaling loop): not needed
+        return recorded
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
         found = cell_of(past, pattern)
         if found:

@@ -303,3 +303,18 @@ def test_00_1_a_delayed_sum_of_a_python_list_is_told_it_is_not_built_from_a(clie
     code = "a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum)([i ** 2 for i in range(N)])"
     verdict = judge("00-1", _run_without(code, "00-1", client))
     assert not verdict.correct and "not built from a" in verdict.message and "earlier run" not in verdict.message, verdict.message
+
+
+def test_04_1_a_right_answer_made_before_ddf_was_made_again_is_told_so(client):
+    """Review 6, item 6: after set-up cells 2+3 ran again, a right 04-1 answer was told "the data came to this notebook
+    and went back"; it was made from the ddf of before."""
+    from tests.test_exercises_cases import DEMEAN
+
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    ns = namespace("04-1", client)
+    exec(compile(code, "<answer 04-1>", "exec"), ns)
+    remade = namespace("04-1", client)  # the set-up cells again: a new persisted ddf and its fingerprint
+    ns.update(ddf=remade["ddf"], ddf_fingerprint=remade["ddf_fingerprint"])
+    ns["In"] = ["", "ddf = make().persist()", code, "ddf = make().persist()", 'exercises.check("04-1", globals())']
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "ddf was made again (In [3])" in verdict.message and "went back" not in verdict.message, verdict.message

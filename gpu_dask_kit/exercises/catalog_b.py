@@ -15,6 +15,7 @@ from .judging import describe, from_cell, host, is_lazy, require_computed, requi
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell
+from .stale import remade_after
 from .values import as_number
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
@@ -37,6 +38,9 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
+    again = remade_after(ns, "ddf", "ddf_fast") if not _same_data(fast, ns["ddf"]) else None
+    if again:
+        raise Hint(again)
     if not _same_data(fast, ns["ddf"]) and made_from(fast, ns["ddf"]) is False:
         raise Hint(
             "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
@@ -148,6 +152,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
         raise Hint(f"demeaned is {describe(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
     if not _built_from(ns, ddf, demeaned):
+        again = remade_after(ns, "ddf", "demeaned")
+        if again:
+            raise Hint(again)
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."

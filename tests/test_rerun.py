@@ -32,6 +32,9 @@ def test_a_recorded_start_cell_that_starts_clusters_only_in_a_loop_is_not_named(
     assert text is not None and "In [1]" in text and "In [3]" not in text, text
     text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 1, "session": 1})
     assert text is not None and "In [1]" in text, text
+    history = ["", "session = kit.start_cluster()", "slurm_session = kit.start_cluster(**JOBS)", "session.close()", "slurm_session.n_workers"]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 2, "session": 1, "slurm_session": 2})
+    assert text is not None and "In [2]" in text and "In [1]" not in text, text  # (08: another session's own cell stays named)
 
 
 @pytest.fixture

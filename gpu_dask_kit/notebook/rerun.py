@@ -114,7 +114,7 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     set_up = cell_of(past, r"^session\s*=.*start_cluster\(")  # a cell whose own line starts the session
     if known and 0 < max(known) < len(history):
         recorded = max(known)
-        if set_up and not re.search(r"^session\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
+        if set_up and not re.search(r"^[A-Za-z_]\w*\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
             return set_up  # the recorded cell starts clusters only in a loop or a branch (07's scaling loop): not needed
         return recorded
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):

@@ -318,3 +318,38 @@ def test_04_1_a_right_answer_made_before_ddf_was_made_again_is_told_so(client):
     ns["In"] = ["", "ddf = make().persist()", code, "ddf = make().persist()", 'exercises.check("04-1", globals())']
     verdict = judge("04-1", ns)
     assert not verdict.correct and "ddf was made again (In [3])" in verdict.message and "went back" not in verdict.message, verdict.message
+
+
+def test_02_1_after_a_restart_names_only_what_the_answer_cell_reads(client):
+    """Review 6, item 6: the list of gone data named `uc` (not used by the answer) and `approx` (made by the answer cell)."""
+    from distributed import futures_of, wait
+
+    code = RIGHT["02-1"][1]  # approx = ..., then its error
+    ns = namespace("02-1", client)
+    ns["uc"] = (ns["u"] * 2).persist()
+    wait(ns["uc"])
+    exec(compile(code, "<answer 02-1>", "exec"), ns)
+    ns["In"] = ["", "x = make().persist()", "u, s, v = dask.persist(*svd(x))", "uc = (u * 2).persist()", code, 'exercises.check("02-1", globals())']
+    client.cancel([f for name in ("x", "u", "s", "v", "uc", "approx") for f in futures_of(ns[name])])
+    verdict = judge("02-1", ns)
+    assert not verdict.correct and "`u`" in verdict.message, verdict.message
+    assert "`uc`" not in verdict.message and "`approx`" not in verdict.message, verdict.message
+
+
+def _no_slot(i):
+    raise RuntimeError("No valid workers found for this task's resources")  # as a NoValidWorkerError reads
+
+
+def test_08_2_tasks_that_failed_are_not_called_cancelled_or_lost(client):
+    """Review 6, item 6: `GPU_SLOT: 2` (NoValidWorkerError) was told "cancelled or lost ... re-run" (re-running cannot help)."""
+    from distributed import wait
+
+    code = "slot_futures = session.client.map(no_slot, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = ['a', 'b', 'c', 'd']"
+    ns = namespace("08-2", client)
+    ns["no_slot"] = _no_slot
+    exec(compile(code, "<answer 08-2>", "exec"), ns)
+    wait(ns["slot_futures"])
+    ns["In"] = ["", code, 'exercises.check("08-2", globals())']
+    verdict = judge("08-2", ns)
+    assert not verdict.correct and "failed on the cluster (RuntimeError: No valid workers" in verdict.message, verdict.message
+    assert "cancelled or lost" not in verdict.message, verdict.message

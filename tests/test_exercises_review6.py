@@ -353,3 +353,26 @@ def test_08_2_tasks_that_failed_are_not_called_cancelled_or_lost(client):
     verdict = judge("08-2", ns)
     assert not verdict.correct and "failed on the cluster (RuntimeError: No valid workers" in verdict.message, verdict.message
     assert "cancelled or lost" not in verdict.message, verdict.message
+
+
+def test_04_1_after_the_close_cell_the_check_names_ddf_too(client):
+    """Review 6, item 7: after the close cell, 04's check said "re-run the set-up cell, then your answer cell": ddf
+    (persisted on the closed cluster) must be made again too."""
+    import dask
+    from distributed import Client, LocalCluster, wait
+
+    from tests.test_exercises_cases import DEMEAN
+    from tests.test_exercises_corpus import Session
+
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        own = Client(cluster, set_as_default=False)
+        ns = namespace("04-1", client)
+        ns["session"] = Session(own)
+        ns["ddf"] = own.persist(dask.datasets.timeseries(start="2000-01-01", end="2000-01-03", freq="3600s", seed=3))
+        wait(ns["ddf"])
+        exec(compile(code, "<answer 04-1>", "exec"), ns)
+        ns["In"] = ["", "session = kit.start_cluster()", "ddf = make().persist()", code, "session.close()", 'exercises.check("04-1", globals())']
+        own.close()
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "the cluster is closed" in verdict.message and "`ddf` (In [2])" in verdict.message, verdict.message

@@ -51,6 +51,15 @@ def _is_results(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 1 and all(isinstance(r, tuple) and len(r) == 4 for r in value)
 
 
+def _index(node: ast.expr) -> int | None:
+    """The int a subscript reads (``r[3]``, ``r[-1]``); None for anything else."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     """How the answer cell picks best_single_feature when it is visibly not by R² (the last entry of each result):
     by a fixed position in the results, or by a max/sorted key that reads other entries; None otherwise."""
@@ -68,8 +77,7 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     for call in calls:
         key = next((k.value for k in call.keywords if k.arg == "key"), None)
         if isinstance(key, ast.Lambda):
-            read = {n.slice.value for n in ast.walk(key.body) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)}
-            read |= {-n.slice.operand.value for n in ast.walk(key.body) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.UnaryOp)}
+            read = {i for n in ast.walk(key.body) if isinstance(n, ast.Subscript) and (i := _index(n.slice)) is not None}
             if read and not read & {3, -1}:
                 return f"by entry {sorted(read)[0]} of each result (max/sorted's key), not by its R²"
     return None

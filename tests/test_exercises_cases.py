@@ -611,7 +611,14 @@ WRONG = {
 REVEALS = {
     "00-1": lambda ns: ["N // 10", "chunks=100000", "chunks=100_000", "(a ** 2).sum()", "333332833333500000"],
     "00-2": lambda ns: _sizes(_memory_total(ns)),
-    "01-1": lambda ns: ["device_memory_limit='60%'", 'device_memory_limit="60%"', "rmm_async=True", "dashboard_address=':0'"],
+    "01-1": lambda ns: [
+        "device_memory_limit='60%'",
+        'device_memory_limit="60%"',
+        "device_memory_limit=0.6",
+        "0.6,",
+        "rmm_async=True",
+        "dashboard_address=':0'",
+    ],
     "01-2": lambda ns: [*_sizes(int(0.6 * 16 * 2**30)), "9.6"],
     "02-1": _rank10,
     "02-2": lambda ns: _sizes(int(0.6 * 600 * 2**20)),

@@ -23,6 +23,20 @@ def test_the_start_cell_is_the_one_that_makes_the_session():
     assert text is not None and "the cell that starts the cluster (In [1])" in text, text
 
 
+def test_a_recorded_start_cell_that_starts_clusters_only_in_a_loop_is_not_named():
+    """Review 6, item 7 (07): after the close cell, cell 9's hint named the scaling loop (the cell that made the kit's
+    current session, starting one cluster per size), not the set-up cell, which is all cell 9 needs."""
+    loop = "for n in WORKER_COUNTS:\n    session = kit.start_cluster(**{**CLUSTER, 'n_workers': n})\n    time_it()"
+    history = ["", "session = kit.start_cluster(**CPU_CLUSTER)", "out = dd.read_parquet(PROCESSED)", loop, "session.close()", "len(out)"]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 3, "session": 3})
+    assert text is not None and "In [1]" in text and "In [3]" not in text, text
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 1, "session": 1})
+    assert text is not None and "In [1]" in text, text
+    history = ["", "session = kit.start_cluster()", "slurm_session = kit.start_cluster(**JOBS)", "session.close()", "slurm_session.n_workers"]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 2, "session": 1, "slurm_session": 2})
+    assert text is not None and "In [2]" in text and "In [1]" not in text, text  # (08: another session's own cell stays named)
+
+
 @pytest.fixture
 def client():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as c:
@@ -98,3 +112,24 @@ def test_steps_to_remake_names_the_cells_for_given_names_in_order():
     assert steps_to_remake({"In": history}, ["u", "s", "v"]) == "the cell that makes `s`, `u`, `v` (In [2])"
     assert steps_to_remake({"In": history}, ["x"]) == "the cells that make `x` (In [1] then In [2])"
     assert steps_to_remake({"In": history}, ["nothing"]) is None
+
+
+def test_a_parquet_folder_left_empty_names_the_cell_that_writes_it(tmp_path):
+    """Review 6 (07 cell 7 after the close cell, before cell 4 ran to its end): read_parquet of the emptied RAW folder
+    raised a raw "ValueError: No files satisfy the `parquet_file_extension` criteria"; now the cell writing RAW is named."""
+    import os
+
+    import dask.dataframe as dd
+
+    raw = str(tmp_path / "raw")
+    os.makedirs(raw)  # what a writing cell that failed (cluster closed) leaves: the folder, no files
+    history = [
+        "",
+        "session = kit.start_cluster()",
+        "WORKDIR = tempfile.mkdtemp()\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)",
+        "lookups = etl(RAW, PROCESSED)",
+    ]
+    with pytest.raises(ValueError, match="No files satisfy") as info:
+        dd.read_parquet(raw)
+    text = explain_rerun(info.value, {"In": history, "RAW": raw, "WORKDIR": str(tmp_path)})
+    assert text is not None and "`RAW` (In [2])" in text, text

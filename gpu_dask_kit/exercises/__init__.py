@@ -30,12 +30,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..notebook.rerun import futures_in
-from .broken import broken_cell
+from ..notebook import outcomes
+from ..notebook.cellreads import names_read
+from ..notebook.rerun import cells_making, futures_in
+from .broken import broken_cell, raised_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
-from .replay import CELL
+from .replay import CELL, answer_cell
 from .stale import cluster_state, gone_names, no_cluster
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
@@ -43,7 +45,7 @@ __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "ch
 #: What a check says when the notebook's cluster is gone (closed, or the kernel lost it): no raw error text.
 CLOSED = (
     "Could not be checked ({key}): the cluster is closed: re-run the set-up cell (the one with `session = "
-    "kit.start_cluster(...)`), then your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
+    "kit.start_cluster(...)`), then {cells}your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
 )
 CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
 #: What a check says when the cluster runs but the data an answer holds is gone (its answer cell ran before).
@@ -52,6 +54,13 @@ GONE = "Could not be checked ({key}): {what}: re-run {cells}your answer cell, th
 LOST = (
     "Could not be checked ({key}): data your answer uses is no longer on the cluster (cancelled or released by a later "
     "cell, lost in a restart, or made on a cluster closed since): re-run {cells}your answer cell, then this check."
+)
+
+#: What a check says when a name an earlier cell of the notebook makes (not an answer name) is not in the kernel.
+NOT_MADE = (
+    "Could not be checked ({key}): this check reads `{name}`, which a cell above your answer cell makes, and this "
+    "kernel does not have it (that cell was skipped, or the kernel restarted since): run {cells}, then your answer "
+    "cell, then this check."
 )
 
 #: Environment variable that makes ``check`` run the reference solution when no answer was given (CI).
@@ -69,6 +78,7 @@ def _catalog() -> dict[str, Exercise]:
 
 
 EXERCISES: dict[str, Exercise] = _catalog()
+outcomes.install()  # from the first check on, a cell that raises is known as such (start_cluster's extension does it earlier)
 
 
 def keys() -> list[str]:
@@ -100,18 +110,21 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     unreadable = broken_cell(namespace, exercise.names)
     if unreadable:
         return Verdict(False, True, f"Not yet ({key}): {unreadable}")
-    missing = [name for name in exercise.names if name not in namespace]
-    if missing:
-        return Verdict(
-            False, False, f"Not answered yet ({key}): run your answer cell first; it defines {', '.join(exercise.names)} (not found: {', '.join(missing)})."
-        )
-    answers = {name: namespace[name] for name in exercise.names}
+    answers = {name: namespace.get(name, Ellipsis) for name in exercise.names}
     unfilled = [name for name, value in answers.items() if value is Ellipsis]
     if unfilled and exercise.early is not None and len(unfilled) < len(answers):
         try:
             exercise.early({n: v for n, v in answers.items() if v is not Ellipsis})
         except Hint as hint:
             return Verdict(False, True, f"Not yet ({key}): {hint}")
+    raised = raised_cell(namespace, exercise.names)
+    if raised:
+        return Verdict(False, True, f"Could not be checked ({key}): {raised}")
+    missing = [name for name in exercise.names if name not in namespace]
+    if missing:
+        return Verdict(
+            False, False, f"Not answered yet ({key}): run your answer cell first; it defines {', '.join(exercise.names)} (not found: {', '.join(missing)})."
+        )
     if unfilled:
         return Verdict(
             False,
@@ -122,7 +135,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if exercise.cluster and cluster_state(namespace) == "none":
         return Verdict(False, True, no_cluster(key, namespace))
     if exercise.cluster and cluster_closed(namespace):
-        return Verdict(False, True, CLOSED.format(key=key))
+        return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
     if exercise.cluster:
         client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
@@ -134,8 +147,10 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         return Verdict(False, True, f"Not yet ({key}): {hint}")
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
+        if _not_made(err, namespace):
+            return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
         if exercise.cluster and cluster_closed(namespace):
-            return Verdict(False, True, CLOSED.format(key=key))
+            return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
             return Verdict(False, True, LOST.format(key=key, cells=_remake(namespace, exercise.names)))
         return Verdict(
@@ -147,9 +162,23 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     return Verdict(True, True, f"Correct ({key}): {text}")
 
 
+def _not_made(err: Exception, namespace: dict[str, Any]) -> bool:
+    """True for the KeyError of a judge reading a notebook name (``ns["s_host"]``) that the kernel does not have."""
+    name = err.args[0] if isinstance(err, KeyError) and err.args else None
+    return isinstance(name, str) and name.isidentifier() and name not in namespace
+
+
+def _making(namespace: dict[str, Any], name: str) -> str:
+    """ "the cell that sets `s_host` (In [15] last time)": the notebook cell to run for ``name``."""
+    numbers = cells_making([str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else [], name)
+    return f"the cell above that sets `{name}`" + (f" (In [{numbers[-1]}] in this kernel's history)" if numbers else "")
+
+
 def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:
     """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell)."""
-    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names})
+    cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
+    reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
+    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names}, reads)
     return f"the cells that make {names} (their data is gone), then " if names else ""
 
 
@@ -162,12 +191,25 @@ def _gone(answers: dict[str, Any]) -> str | None:
                 f"{name} holds data of a cluster that has been closed since your answer cell ran (this notebook's "
                 "session is a newer cluster, which does not have it)"
             )
-        if any(f.status in ("cancelled", "lost", "error") for f in futures):
+        failed = next((f for f in futures if f.status == "error"), None)
+        if failed is not None:
+            return f"{name}'s tasks failed on the cluster ({_failure(failed)}): fix your answer cell so that its tasks can run"
+        if any(f.status in ("cancelled", "lost") for f in futures):
             return (
                 f"{name}'s results on the workers were cancelled or lost after they were made (a cancel or release in your "
                 "answer cell or a later one, or a cluster restart); keep them"
             )
     return None
+
+
+def _failure(future: Any) -> str:
+    """ "NoValidWorkerError: ...": why a future's task failed (its exception, first line)."""
+    try:
+        err = future.exception(timeout=5)
+    except Exception as other:  # the exception itself could not be fetched
+        err = other
+    text = (str(err).strip().splitlines() or [""])[0][:200]
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
 def check(key: str, namespace: dict[str, Any]) -> None:

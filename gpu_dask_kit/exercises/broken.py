@@ -10,9 +10,10 @@ import ast
 import re
 from typing import Any
 
+from ..notebook.outcomes import raised
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
 
-__all__ = ["broken_cell"]
+__all__ = ["broken_cell", "raised_cell"]
 
 _OPERATORS = re.compile(r"(\*\*|//|>>|<<|[-+*/%@&|^])$")
 
@@ -77,5 +78,40 @@ def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             f"your latest answer cell (the one that assigns {hit[0]}) does not run: Python cannot read it (SyntaxError: "
             f"{err.msg}{line}), so nothing in it ran and the check judges nothing: {' and '.join(hit)} still hold"
             f"{'s' if len(hit) == 1 else ''} what an earlier cell made. Fix that cell and run it, then this check."
+        )
+    return None
+
+
+#: What a known error of an answer cell means (said before the rest of the message).
+_WHY = {
+    "Missing dependency": (
+        "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
+        "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
+        "can read: "
+    ),
+}
+
+
+def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    """What to tell the learner when the latest cell in ``In`` that assigns one of ``names`` raised when it last ran
+    (see ``gpu_dask_kit.notebook.outcomes``); else None. The names then hold what an earlier run made, or nothing."""
+    history = namespace.get("In")
+    if isinstance(namespace.get(CELL), str) or not isinstance(history, list):
+        return None
+    for number in range(len(history) - 1, 0, -1):
+        source = history[number]
+        tree = _parse(source) if isinstance(source, str) else None
+        hit = [n for n in names if tree is not None and _assigned(tree, n) is not None]
+        if not hit:
+            continue
+        err = raised(namespace, number)
+        if err is None:
+            return None  # the latest answer cell ran to its end (or nothing recorded it): judge it as usual
+        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "")
+        return (
+            f"{why}"
+            f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
+            f"{' and '.join(hit)} still hold{'s' if len(hit) == 1 else ''} what an earlier run left (or nothing). Make "
+            "that cell run to its end without an error, run it, then this check."
         )
     return None

@@ -5,46 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from dask.core import flatten
+from dask.utils import key_split
 from distributed import futures_of
 
+from .chunks import check_a, chunks_merged
 from .evidence import client_of, latest_run
-from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy, size_answer
+from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell
+from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 00 · start here ---------------------------------------------------------------------------------
 
 
-def _check_a(a: Any, n: int) -> None:
-    if not (is_lazy(a) and hasattr(a, "numblocks")):
-        raise Hint(f"a is {describe(a)}, made in this notebook: the exercise is about a Dask array, split into chunks the workers compute.")
-    if tuple(a.shape) != (n,):
-        raise Hint(f"a has shape {a.shape}: it should hold the N integers 0, 1, ..., N-1 (one dimension).")
-    if a.dtype.kind not in "iu":
-        raise Hint(f"a holds {a.dtype} values: the integers 0 ... N-1 are integers (floats cannot add up this sum exactly).")
-    if a.dtype.itemsize < 8:
-        raise Hint(
-            f"a holds {a.dtype} values: the largest square, (N-1)**2, does not fit in {a.dtype.itemsize * 8} bits, so the "
-            "squares and their sum overflow and wrap around silently. Use 64-bit integers (the default of arange)."
-        )
-    chunks = a.numblocks[0]
-    if chunks > 100:
-        raise Hint(
-            f"a has {chunks:,} chunks, not 10. `chunks=` is the SIZE of one chunk, not how many chunks: yours makes "
-            f"{chunks:,} of them, hence over {chunks:,} tasks at roughly a millisecond of scheduling each, minutes for a sum "
-            "that takes milliseconds. Which chunk size splits N numbers into 10? Rule of thumb (Dask's best practices, as "
-            "in the lesson above): chunks of about 100 MB, and far fewer than 100,000 tasks."
-        )
-    if chunks != 10:
-        raise Hint(f"a has {chunks} chunk{'s' if chunks != 1 else ''}; the exercise asks for 10. `chunks=` is the size of one chunk: which size makes 10?")
-
-
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
-    fresh(ns, ("a", "total"))
-    _check_a(a, n)
+    check_a(a, n)
     if not is_lazy(total):
         raise Hint(
             f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
@@ -60,6 +38,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"total has {len(graph):,} tasks: build it from a, with its 10 chunks.")
     if not set(flatten(a.__dask_keys__())) <= set(graph.keys()):
         raise Hint("total is not built from a (its task graph does not contain a's chunks): start from a itself.")
+    fresh(ns, ("a", "total"))  # (after: comparing a graph not built from a with its re-run can take long, and says less)
+    if any(key_split(k).startswith("rechunk") for k in graph) and chunks_merged(total, a):
+        raise Hint(
+            "total merges a's chunks before the work (a rechunk in its graph): fewer, bigger chunks, so fewer tasks run "
+            "side by side (one chunk: one task, on one core). Build total from a's chunks as they are."
+        )
     if getattr(total, "dtype", None) is not None and total.dtype.kind in "iu" and total.dtype.itemsize < 8:
         raise Hint(f"total is summed as {total.dtype}: the sum of squares overflows {total.dtype.itemsize * 8} bits. Keep 64-bit integers.")
     if getattr(total, "shape", ()) != ():
@@ -121,7 +105,11 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "worker starts moving data off the GPU is another option of ClusterOptions (see help)."
         )
     if fraction is None or fraction > 1:
-        raise Hint(f"device_memory_limit should be a SHARE of each GPU's memory (a fraction, or a percent string): {limit!r} is an amount, or no limit at all.")
+        raise Hint(
+            f"device_memory_limit should be a SHARE of each GPU's memory: {limit!r} is an amount (dask-cuda reads an int as "
+            "bytes, a string with a unit as a size), or no limit at all. dask-cuda's LocalCUDACluster reads a float between "
+            "0 and 1 as a share of each GPU's total memory."
+        )
     if not close(fraction, 0.6, abs_=1e-9):
         raise Hint("device_memory_limit is a share of the GPU, but not the share the question names: read it again.")
     if opts.rmm_pool_size is not None:
@@ -130,7 +118,9 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
-    return "spill above a share of each GPU, the async allocator without a pool, the dashboard on a free port."
+    percent = "%" in (answer_cell(ns, "workshop_options") or "")
+    note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""
+    return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port."
 
 
 def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -232,9 +222,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is 1 minus the error: the question asks for norm(x - approx) / norm(x) itself.")
     if number > 1:
         raise Hint("a relative error above 1 means the difference is larger than x: divide norm(x - approx) by norm(x).")
+    if close(number, expected, rel=1e-3):
+        raise Hint("that is the relative error of the rank-10 approximation to a few digits only: a rounded number is not accepted. Store the computed value.")
     raise Hint(
-        "that is not the relative error of the rank-10 approximation to 6 digits (a rounded number is not accepted): the "
-        "first 10 columns of u, values of s, rows of v."
+        "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
+        "first 10 columns of u, values of s, rows of v)."
     )
 
 
@@ -282,7 +274,7 @@ EXERCISES = [
     Exercise(
         "01-1",
         ("workshop_options",),
-        'workshop_options = kit.ClusterOptions(device_memory_limit="60%", rmm_async=True, dashboard_address=":0")\n',
+        'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=":0")\n',
         _judge_01_1,
         "kit.ClusterOptions takes the same keywords as kit.start_cluster; help(kit.ClusterOptions) lists them.",
         cluster=False,

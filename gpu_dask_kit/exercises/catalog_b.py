@@ -10,83 +10,26 @@ from distributed import futures_of
 
 from .evidence import MOVES, client_of, persisted, runs_touching
 from .fingerprint import fingerprint, same_fingerprint
+from .grouping import grouped_on_cluster, per_name
 from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay
+from .replay import Replay, answer_cell
+from .stale import remade_after
 from .values import as_number
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
 
 
-def _per_name(got: Any, name: str, expected: Any, wrong: str) -> None:
-    """A :class:`Hint` unless ``got`` is a computed Series equal to ``expected`` (one value per name, any order)."""
-    require_computed(got, name)
-    if hasattr(got, "columns"):
-        n = len(got.columns)
-        raise Hint(
-            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: select the one column the question is about "
-            "(a Series, one value per name) before aggregating."
-        )
-    if not (hasattr(got, "index") and hasattr(got, "sum")):
-        raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")
-    got, expected = host(got).sort_index(), host(expected).sort_index()
-    if not got.index.is_unique:
-        raise Hint(
-            f"{name} has some names more than once: each partition was reduced on its own and the partial results were "
-            "never combined. A Dask groupby on the whole frame does both steps (per partition, then across them)."
-        )
-    if len(got) != len(expected):
-        raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
-    if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
-        raise Hint(wrong)
-
-
-def _reduces(run: dict[str, Any]) -> bool:
-    """True for a submission that reduced on the workers (a tree reduction, a groupby aggregation), not just read data."""
-    return any(p.endswith("-tree") or "aggregat" in p or p.startswith(("chunk", "groupby", "mean_chunk")) for p in run["prefixes"])
-
-
-def _grouped_on_cluster(found: Replay, data_name: str, name: str) -> list[dict[str, Any]]:
-    """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many."""
-    reducing = [r for r in found.runs_for(name) if _reduces(r)]
-    prefixes = {p for r in found.runs_for(name) for p in r["prefixes"]}
-    shuffled = any("shuffle" in p for p in prefixes)
-    if reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p for p in prefixes):
-        raise Hint(
-            f"the workers made {name}, but your answer cell first sorted every row of {data_name} (a full shuffle: all the "
-            "data moves between the workers) to read the answer off the sorted order. Where to look: a groupby "
-            "aggregation reduces each partition first and combines only the small partial results; no sort is needed."
-        )
-    if not reducing and shuffled and any(f"{call}(" in found.cell for call in (".apply", "map_partitions")):  # a function ran there
-        raise Hint(
-            f"the workers made {name}, but by moving every row between them (a shuffle), so that each partition (or a Python "
-            "function) sees whole groups. Where to look: a groupby aggregation reduces each partition first and combines "
-            "only the small partial results: use the aggregation itself."
-        )
-    if not reducing:
-        raise Hint(
-            f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
-            "the cluster), and pandas grouped them on one core. Let the workers group and reduce; bring back only the "
-            "small result."
-        )
-    if len(reducing) >= 3:
-        raise Hint(
-            f"your answer cell ran {len(reducing)} separate computations on {data_name}, each answering a piece: one "
-            "Dask groupby answers the whole question in a single computation."
-        )
-    return reducing
-
-
 def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = "one value per name, but not the largest y of each: check which column and which aggregation you used."
     require_computed(ans["max_y_by_name"], "max_y_by_name")
-    _per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong)
+    per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong, answer_cell(ns, "max_y_by_name"))
     found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
     if found is None:  # not in IPython: the scheduler's record of work on ddf
         require_worked_on(ns, ns["ddf"], "ddf", "max_y_by_name")
     else:
-        _grouped_on_cluster(found, "ddf", "max_y_by_name")
+        grouped_on_cluster(found, ns["ddf"], "ddf", "max_y_by_name", "the largest y of each name")
     return "the largest y of each name."
 
 
@@ -95,6 +38,9 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
+    again = remade_after(ns, "ddf", "ddf_fast") if not _same_data(fast, ns["ddf"]) else None
+    if again:
+        raise Hint(again)
     if not _same_data(fast, ns["ddf"]) and made_from(fast, ns["ddf"]) is False:
         raise Hint(
             "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
@@ -111,7 +57,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     else:
         _means_from_memory(found, ns["ddf"], fast)
     wrong = "those are not the means of x per name over all of ddf's rows: check the column, the aggregation, and that ddf_fast holds every row."
-    _per_name(ans["mean_x_by_name"], "mean_x_by_name", ns["ddf"].groupby("name").x.mean().compute(), wrong)
+    per_name(ans["mean_x_by_name"], "mean_x_by_name", ns["ddf"].groupby("name").x.mean().compute(), wrong, answer_cell(ns, "mean_x_by_name"))
     return "ddf_fast holds its partitions in worker memory, and the means come from it."
 
 
@@ -136,7 +82,7 @@ def _computed_keys(collection: Any) -> set[Any]:
 
 def _means_from_memory(found: Replay, ddf: Any, fast: Any) -> None:
     """A :class:`Hint` unless ONE computation of the answer cell made the means, without re-running ddf's recipe."""
-    reducing = _grouped_on_cluster(found, "ddf_fast", "mean_x_by_name")
+    reducing = grouped_on_cluster(found, fast, "ddf_fast", "mean_x_by_name", "the mean of x per name")
     if len(reducing) > 1:
         raise Hint(
             f"the means came from {len(reducing)} separate computations (a sum and a count, computed one after "
@@ -206,6 +152,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
         raise Hint(f"demeaned is {describe(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
     if not _built_from(ns, ddf, demeaned):
+        again = remade_after(ns, "ddf", "demeaned")
+        if again:
+            raise Hint(again)
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."

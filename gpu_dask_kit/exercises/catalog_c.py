@@ -12,7 +12,7 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
-from .typed import limits_read, size_not_computed
+from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
@@ -86,6 +86,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
     limits_read(cell)
+    numbers_read(cell, x.nbytes, limits)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
@@ -147,12 +148,19 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
-    if total != int(ns["N_INPUT_ROWS"]) and total in set(ns["processed"].map_partitions(len).compute()):
+    if total != int(ns["N_INPUT_ROWS"]) and total in _partition_rows(ns["PROCESSED"]):
         raise Hint("those are the counts of ONE partition of the data: count every row of the processed frame, not a part of it.")
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
     counted_on_cluster(ns)
     return f"one count per code, {len(codes)} codes, every row counted once."
+
+
+def _partition_rows(path: str) -> set[int]:
+    """The row count of each partition of the processed Parquet (what a count of ONE partition adds up to)."""
+    import dask.dataframe as dd
+
+    return {int(n) for n in dd.read_parquet(path).map_partitions(len).compute()}
 
 
 def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

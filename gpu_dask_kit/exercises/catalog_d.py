@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import dask
@@ -10,6 +11,7 @@ from distributed import Future
 
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
+from .replay import _assigned, _parse, answer_cell
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -44,6 +46,43 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
         )
 
 
+def _is_results(value: Any) -> bool:
+    """True for a list or tuple of several fit results (each a 4-tuple: features, coefficients, intercept, R²)."""
+    return isinstance(value, (list, tuple)) and len(value) > 1 and all(isinstance(r, tuple) and len(r) == 4 for r in value)
+
+
+def _index(node: ast.expr) -> int | None:
+    """The int a subscript reads (``r[3]``, ``r[-1]``); None for anything else."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
+    """How the answer cell picks best_single_feature when it is visibly not by R² (the last entry of each result):
+    by a fixed position in the results, or by a max/sorted key that reads other entries; None otherwise."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, "best_single_feature") if tree is not None else None
+    value = getattr(node, "value", None)
+    if value is None:
+        return None
+    calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
+    base = value
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    if not calls and isinstance(base, ast.Name) and _is_results(ns.get(base.id)):
+        return "by its position in the results (a fixed index), not by comparing the fits"
+    for call in calls:
+        key = next((k.value for k in call.keywords if k.arg == "key"), None)
+        if isinstance(key, ast.Lambda):
+            read = {i for n in ast.walk(key.body) if isinstance(n, ast.Subscript) and (i := _index(n.slice)) is not None}
+            if read and not read & {3, -1}:
+                return f"by entry {sorted(read)[0]} of each result (max/sorted's key), not by its R²"
+    return None
+
+
 def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     best = ans["best_single_feature"]
     require_one_submission(ns, ans["single_fits"], "single_fits")
@@ -65,6 +104,12 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"best_single_feature is {describe(best)} holding a name: the question asks for the column name itself, a str.")
     if not isinstance(best, str) or best not in features:
         raise Hint(f"best_single_feature should be one feature's name (a str, as in features); {describe(best)} that is not one of them is not it.")
+    how = _picked_by(answer_cell(ns, "best_single_feature"), ns)
+    if how is not None:
+        raise Hint(
+            f"your answer cell picks best_single_feature {how}: it may name the right feature by chance, but the "
+            "question is which fit explains y best. Compare the R² of each result (its last entry)."
+        )
     r2 = {r[0][0]: float(r[3]) for r in results}
     if r2[best] < max(r2.values()):
         worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""

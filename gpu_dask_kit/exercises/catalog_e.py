@@ -12,9 +12,10 @@ import dask
 from dask.utils import funcname, key_split
 
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
-from .judging import describe, fresh, is_lazy, size_answer
+from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
 from .replay import _assigned, _parse, answer_cell
+from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 08 · scripts and clusters -----------------------------------------------------------------------

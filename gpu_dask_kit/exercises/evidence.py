@@ -13,7 +13,7 @@ from typing import Any
 
 import dask
 from dask.core import flatten
-from dask.task_spec import Alias, DataNode
+from dask.task_spec import Alias, DataNode, Task
 from dask.utils import key_split
 from distributed import futures_of, get_client, wait
 from distributed.metrics import time as metrics_time
@@ -91,6 +91,12 @@ def persisted(collection: Any) -> str | None:
     (``futures_of`` finds its inputs), but its own partitions are still tasks to run: that is "not persisted".
     """
     futures = futures_of(collection)
+    graph = collection.__dask_graph__()
+    if not futures and graph and not any(isinstance(v, Task) for v in graph.values()):
+        return (
+            "its partitions are data held in THIS notebook's process, not on the workers (a persist on the local scheduler, "
+            "e.g. scheduler='sync', runs the tasks here and keeps the results here)"
+        )
     if not futures:
         return "none of its partitions is in worker memory: it is a recipe (a task graph), nothing ran yet"
     held = {f.key for f in futures}
@@ -98,7 +104,6 @@ def persisted(collection: Any) -> str | None:
         wait(futures, timeout=WAIT)
     except TimeoutError:
         pass  # reported below as "not in worker memory (still running)"
-    graph = collection.__dask_graph__()
     work = [k for k in graph if k not in held and not isinstance(graph[k], (Alias, DataNode))]
     if work:
         return f"{len(work)} of its tasks would run again each time it is used (its inputs are held in memory, it is not)"

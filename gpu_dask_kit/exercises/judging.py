@@ -12,18 +12,18 @@ import dask
 from distributed import TimeoutError as DaskTimeout
 from distributed import default_client, futures_of, wait
 
+from ..notebook.cellreads import names_read
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .model import Hint
 from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
 from .stale import gone_names
-from .values import as_bytes, as_number, close, unit_mixup
+from .values import as_number, close
 
 __all__ = [
     "MAX_TASKS",
     "is_lazy",
     "describe",
     "host",
-    "size_answer",
     "require_persisted",
     "require_not_none",
     "require_one_submission",
@@ -65,34 +65,6 @@ def host(value: Any) -> Any:
     return to_host(value)
 
 
-def size_answer(value: Any, expected: int, name: str, look: str) -> int:
-    """The answer in bytes when it means ``expected``; a :class:`Hint` in steps otherwise (never the value).
-
-    ``look`` says where the right number comes from. The tolerance is 1%: a size rounded to 3 digits passes.
-    """
-    if is_lazy(value):
-        raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
-    given = as_bytes(value)
-    if given is None:
-        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {describe(value)} is neither. {look}")
-    if close(given, expected, rel=0.01):
-        return given
-    mixup = unit_mixup(given, expected)
-    if mixup and not isinstance(value, str):
-        raise Hint(
-            f"{name} was worked out in decimal units (10**9 bytes per GB, as in 16e9 or 1e9), but the memory it starts from "
-            "is given in binary units (a GiB is 2**30 bytes): redo it in the unit the size is given in."
-        )
-    if mixup:
-        raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
-    if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1:
-        raise Hint(f"{name} looks like a fraction; the question asks for an amount of memory (bytes, or a size string). {look}")
-    if given < 1024 <= expected:
-        raise Hint(f"{name} is read as a few bytes: a bare number is a count of bytes. Give a size string with its unit, or the bytes. {look}")
-    direction = "larger" if given > expected else "smaller"
-    raise Hint(f"{name} is {direction} than it should be. {look}")
-
-
 def require_persisted(value: Any, name: str, how: str) -> None:
     """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
     require_not_none(value, name)
@@ -101,6 +73,11 @@ def require_persisted(value: Any, name: str, how: str) -> None:
             f"{name} is a Future (what client.compute or submit gives): ONE result object held by one worker, not a Dask "
             f"collection (an array or a frame) whose own pieces stay in worker memory and that you keep computing with. {how}"
         )
+    if isinstance(value, tuple) and value and all(is_lazy(v) for v in value):
+        raise Hint(
+            f"{name} is a tuple of {len(value)} Dask collection{'s' if len(value) != 1 else ''}: dask.persist returns a tuple, "
+            f"one item per collection it was given (each held on the workers). {name} should be the persisted collection itself."
+        )
     if not is_lazy(value):
         raise Hint(
             f"{name} is {describe(value)}: its values came back to this notebook. The question wants them kept on the "
@@ -108,7 +85,7 @@ def require_persisted(value: Any, name: str, how: str) -> None:
         )
     problem = persisted(value)
     if problem:
-        raise Hint(f"{name} is still lazy, not persisted: {problem}. {how}")
+        raise Hint(f"{name} is not persisted on the workers: {problem}. {how}")
 
 
 def require_computed(value: Any, name: str) -> None:
@@ -263,7 +240,7 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
     except NotReplayed:
         return
     except Exception as err:
-        raise _raised(err, namespace) from None
+        raise _raised(err, namespace, names) from None
     if found is None:
         return
     for name in names:
@@ -279,9 +256,11 @@ def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) 
         )
 
 
-def _raised(err: Exception, namespace: dict[str, Any]) -> Hint:
+def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, ...]) -> Hint:
     first = (str(err).strip().splitlines() or [""])[0][:200]
-    names = gone_names(namespace) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
+    cell = answer_cell(namespace, answer_names[0])
+    reads = names_read(cell, namespace) if cell is not None else None  # only the gone data the answer cell reads
+    names = gone_names(namespace, reads) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
     if names:
         return Hint(
             f"could not be checked: data your answer cell uses is gone from the cluster ({names}: cancelled, lost in a "
@@ -307,7 +286,7 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
             f"Keep only the lines that make the answer in that cell, run it, then this check."
         ) from None
     except Exception as err:
-        raise _raised(err, namespace) from None
+        raise _raised(err, namespace, names) from None
     if found is None:
         return None
     for name in values:

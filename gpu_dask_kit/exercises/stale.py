@@ -12,7 +12,7 @@ from distributed import get_client
 
 from ..notebook.rerun import cells_making, stale_names
 
-__all__ = ["cluster_state", "no_cluster", "gone_names"]
+__all__ = ["cluster_state", "no_cluster", "gone_names", "remade_after"]
 
 #: What a check says in a kernel where no cluster was ever started (not "closed": nothing was).
 NO_CLUSTER = (
@@ -43,9 +43,11 @@ def no_cluster(key: str, namespace: dict[str, Any]) -> str:
     return NO_CLUSTER.format(key=key, cell=f" (In [{numbers[-1]}])" if numbers else "")
 
 
-def gone_names(namespace: dict[str, Any]) -> str | None:
-    """ "`x` (In [3]), `u` (In [5])": the names whose data on the cluster is gone and the cells that make them; None: none."""
-    names = [n for n in stale_names(namespace, "restarted") + stale_names(namespace, "closed") if n not in ("session", "client")]
+def gone_names(namespace: dict[str, Any], reads: set[str] | None = None) -> str | None:
+    """ "`x` (In [3]), `u` (In [5])": the names whose data on the cluster is gone and the cells that make them (only those
+    in ``reads``, when given: what the answer cell needs); None: none."""
+    stale = stale_names(namespace, "restarted") + stale_names(namespace, "closed")
+    names = [n for n in stale if n not in ("session", "client") and (reads is None or n in reads)]
     if not names:
         return None
     history = _history(namespace)
@@ -54,3 +56,17 @@ def gone_names(namespace: dict[str, Any]) -> str | None:
         numbers = cells_making(history, name)
         parts.append(f"`{name}` ({' then '.join(f'In [{n}]' for n in numbers)})" if numbers else f"`{name}`")
     return ", ".join(parts[:6])
+
+
+def remade_after(namespace: dict[str, Any], data: str, answer: str) -> str | None:
+    """A sentence when a cell that assigns ``data`` ran after the latest cell that assigns ``answer`` (``data`` was made
+    again since the answer was made from it: the answer holds the old one); None otherwise, or outside IPython."""
+    history = _history(namespace)
+    made = cells_making(history[:-1], data)
+    answered = [n for n in cells_making(history[:-1], answer)]
+    if not made or not answered or made[-1] < answered[-1]:
+        return None
+    return (
+        f"{data} was made again (In [{made[-1]}]) after your answer cell ran (In [{answered[-1]}]), so {answer} was made "
+        f"from the {data} of before, not from this one: run your answer cell again, then this check."
+    )

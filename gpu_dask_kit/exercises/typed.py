@@ -1,4 +1,4 @@
-"""How 06-2's answer cell got its numbers: limits typed in (a literal divisor) or x computed just to read its size."""
+"""How 06-2's answer cell got its numbers: limits, x's size or the worker count typed in, or x computed to read its size."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ from typing import Any
 
 from .judging import from_cell
 from .model import Hint
+from .replay import _depends
+from .values import as_bytes, close
 
-__all__ = ["limits_read", "size_not_computed"]
+__all__ = ["limits_read", "numbers_read", "size_not_computed"]
+
+#: Names of the notebooks' cluster requests: what the notebook ASKED the kit for, not what the workers report.
+REQUESTS = ("CPU_CLUSTER", "GPU_CLUSTER")
 
 
 def limits_read(cell: str | None) -> None:
@@ -44,10 +49,61 @@ def _parse_cell(cell: str | None) -> ast.Module | None:
         return None
 
 
+def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[float, ast.AST | None, bool]]:
+    """(value, parent node, a size string?) of each number written out in ``node``: the largest sub-expressions made of literals only
+    (``2 * 2**30``, ``80e6``, ``0.5``), and sizes given to ``parse_bytes`` as a string (``parse_bytes('2GiB')``)."""
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "parse_bytes":
+        size = as_bytes(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) else None
+        if size is not None:
+            return [(float(size), parent, True)]
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and _literal(node):
+        try:
+            value = eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}})  # literals only (checked)
+        except Exception:
+            return []
+        return [(float(value), parent, False)] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+    return [found for child in ast.iter_child_nodes(node) for found in _typed_numbers(child, node)]
+
+
+def numbers_read(cell: str | None, nbytes: int, limits: list[int]) -> None:
+    """A :class:`Hint` when the statements making ``fraction`` type in what the exercise asks to read: x's size, the
+    limits (``parse_bytes`` of a size written out), the number of workers, or the notebook's cluster request."""
+    tree = _parse_cell(cell)
+    body = [tree.body[i] for i in _depends(tree.body, "fraction")] if tree is not None else []
+    if any(isinstance(n, ast.Name) and n.id in REQUESTS for s in body for n in ast.walk(s)):
+        raise Hint(
+            "fraction reads the notebook's cluster request (CPU_CLUSTER or GPU_CLUSTER): what the set-up cell ASKED the "
+            "kit for, not what the workers have (on a GPU machine CPU_CLUSTER is not used at all). Where to look: the "
+            "scheduler reports every worker's memory limit (the prompt says where)."
+        )
+    n = len(limits)
+    typed = sorted((found for s in body for found in _typed_numbers(s)), key=lambda found: not found[2])  # sizes first
+    for value, parent, size_string in typed:
+        if close(value, nbytes, rel=1e-3):
+            raise Hint(
+                "x's size is a number written out in your answer cell: it is right only for this x. Where to look: a "
+                "Dask array knows its size in bytes (from its shape and dtype), without computing anything."
+            )
+        if size_string or any(close(value, v, rel=1e-3) for v in (*limits, sum(limits))):
+            raise Hint(
+                "a memory size is written out in your answer cell (a size string read by parse_bytes, or bytes typed in): "
+                "the workers' limits are then typed, not read from the cluster, and wrong as soon as it is started with "
+                "other limits. Where to look: the scheduler reports every worker's memory limit (the prompt says where)."
+            )
+        scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
+        if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):
+            raise Hint(
+                "the number of workers is written out in your answer cell (a multiplier or divisor that stands for it): "
+                "the cluster may have another number of workers, with other limits. Add up the limit the scheduler "
+                "reports for EVERY worker."
+            )
+
+
 def size_not_computed(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` when the answer cell, run again, made the cluster compute (x came to the notebook for its size)."""
+    """A :class:`Hint` when the answer cell, run again, brought x's values to the notebook for its size (a compute; a
+    persist keeps them on the workers and is fine: the question is about x once persisted)."""
     found = from_cell(ns, ("fraction",))
-    if found is not None and found.runs_for("fraction"):
+    if found is not None and any(p.startswith("finalize") for r in found.runs_for("fraction") for p in r["prefixes"]):
         raise Hint(
             "your answer cell computed x (the check ran it again and the cluster ran x's tasks) just to read its size: that "
             "brings every value of x to this notebook. Where to look: a Dask array knows its size in bytes from its shape "

@@ -6,7 +6,8 @@
   says ``ClosedClientError`` and its futures ``RuntimeError: IOLoop is closed``;
 - ``await future`` with a synchronous session: ``AttributeError: 'int' object has no attribute '__await__'``;
 - a ``.compute()`` after the close cell: ``SessionClosedError`` (the kit's, see ``clients.closed_scheduler``);
-- a cell that reads files a clean-up cell removed since: ``FileNotFoundError``;
+- a cell that reads files a clean-up cell removed since: ``FileNotFoundError`` (``ValueError: No files satisfy ...``
+  from ``read_parquet`` of a folder left empty);
 - a closed session's address (``session.scheduler_address``): ``AttributeError: 'NoneType' object ...``.
 
 :func:`explain_rerun` names the cells to re-run, in order: the one that made the current session (recorded by
@@ -26,6 +27,7 @@ from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_rea
 
 __all__ = ["explain_rerun", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
 
+_NO_FILES = "No files satisfy the `parquet_file_extension` criteria"  # dask.dataframe.read_parquet of an empty folder
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
 
 
@@ -38,8 +40,8 @@ def cause_of(exc: BaseException) -> str | None:
         return "session-closed"
     if name == "ClosedClientError" or (isinstance(exc, RuntimeError) and "IOLoop is closed" in text):
         return "closed"
-    if isinstance(exc, FileNotFoundError):
-        return "missing"
+    if isinstance(exc, FileNotFoundError) or (isinstance(exc, ValueError) and _NO_FILES in text):
+        return "missing"  # (dask's read_parquet of a folder left empty: a clean-up, or a writing cell that failed)
     if isinstance(exc, AttributeError) and "__await__" in text and _raised_in(exc, "distributed"):
         return "await"
     if isinstance(exc, AttributeError) and "'NoneType' object" in text and _raised_in(exc, "gpu_dask_kit", last=True):
@@ -108,9 +110,13 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     calls ``start_cluster(``."""
     made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
     known = [made[name] for name in reads if name in made] or ([made[""]] if "" in made else [])
-    if known and 0 < max(known) < len(history):
-        return max(known)
     past = history[:-1]  # the last one is the failing cell
+    set_up = cell_of(past, r"^session\s*=.*start_cluster\(")  # a cell whose own line starts the session
+    if known and 0 < max(known) < len(history):
+        recorded = max(known)
+        if set_up and not re.search(r"^[A-Za-z_]\w*\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
+            return set_up  # the recorded cell starts clusters only in a loop or a branch (07's scaling loop): not needed
+        return recorded
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
         found = cell_of(past, pattern)
         if found:
@@ -213,7 +219,11 @@ def _missing(exc: BaseException, namespace: Mapping[str, Any], history: list[str
     def making(name: str) -> list[int]:
         return cells_making(past, name)
 
-    cells, gone = cells_needed(history, [0], namespace, lambda name: gone_path(namespace.get(name)), making)
+    def emptied(name: str) -> bool:
+        value = namespace.get(name)
+        return gone_path(value) or (isinstance(value, str) and os.path.isabs(value) and os.path.isdir(value) and not os.listdir(value))
+
+    cells, gone = cells_needed(history, [0], namespace, emptied, making)
     if not cells:
         gone = [
             name

@@ -1,0 +1,105 @@
+"""Notebook 03's evidence: a computed Series per name, and the groupby that made it on the workers (or not)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dask.utils import key_split
+from distributed import futures_of
+
+from .evidence import MOVES
+from .judging import describe, host, require_computed
+from .model import Hint
+from .replay import Replay
+
+__all__ = ["per_name", "reduces", "grouped_on_cluster"]
+
+
+def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = None) -> None:
+    """A :class:`Hint` unless ``got`` is a computed Series equal to ``expected`` (one value per name, any order);
+    ``cell``: the answer cell, for what it did (read some partitions only)."""
+    require_computed(got, name)
+    if hasattr(got, "columns") and "name" in [str(c) for c in got.columns]:
+        raise Hint(
+            f"{name} is a DataFrame with the names in a column of their own (reset_index, or as_index=False, moves them "
+            "out of the index): the question wants the Series the aggregation gives, one value per name, indexed by name."
+        )
+    if hasattr(got, "columns"):
+        n = len(got.columns)
+        raise Hint(
+            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: select the one column the question is about "
+            "(a Series, one value per name) before aggregating."
+        )
+    if not (hasattr(got, "index") and hasattr(got, "sum")):
+        raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")
+    got, expected = host(got).sort_index(), host(expected).sort_index()
+    if not got.index.is_unique:
+        raise Hint(
+            f"{name} has some names more than once: each partition was reduced on its own and the partial results were "
+            "never combined. A Dask groupby on the whole frame does both steps (per partition, then across them)."
+        )
+    if len(got) != len(expected):
+        raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
+    if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
+        if any(part in (cell or "") for part in (".partitions[", "get_partition(", ".head(")):
+            raise Hint(
+                f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "
+                "which holds only some rows of each name. Aggregate the whole frame."
+            )
+        if list(got.index) == list(expected.index) and (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all():
+            raise Hint(
+                f"{name} matches to about 7 digits only ({got.dtype}): the values were converted to a smaller float type "
+                "on the way, which rounds them. Keep the column's own dtype."
+            )
+        raise Hint(wrong)
+
+
+def reduces(run: dict[str, Any]) -> bool:
+    """True for a submission that reduced on the workers (a tree reduction, a groupby aggregation), not just read data."""
+    return any(p.endswith("-tree") or "aggregat" in p or p.startswith(("chunk", "groupby", "mean_chunk")) for p in run["prefixes"])
+
+
+def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, asked: str) -> list[dict[str, Any]]:
+    """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many.
+    ``asked``: what the question asks for, in words ("the mean of x per name")."""
+    reducing = [r for r in found.runs_for(name) if reduces(r)]
+    prefixes = {p for r in found.runs_for(name) for p in r["prefixes"]}
+    recipe = {key_split(k) for c in (data, data.optimize()) for k in dict(c.__dask_graph__())} | {key_split(f.key) for f in futures_of(data)}
+    own = prefixes - recipe - {"getitem", "to_string_dtype", *MOVES}
+    shuffled = any("shuffle" in p for p in prefixes)
+    if reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p for p in prefixes):
+        raise Hint(
+            f"the workers made {name}, but your answer cell first sorted every row of {data_name} (a full shuffle: all the "
+            "data moves between the workers) to read the answer off the sorted order. Where to look: a groupby "
+            "aggregation reduces each partition first and combines only the small partial results; no sort is needed."
+        )
+    if not reducing and shuffled and any(f"{call}(" in found.cell for call in (".apply", "map_partitions")):  # a function ran there
+        raise Hint(
+            f"the workers made {name}, but by moving every row between them (a shuffle), so that each partition (or a Python "
+            "function) sees whole groups. Where to look: a groupby aggregation reduces each partition first and combines "
+            "only the small partial results: use the aggregation itself."
+        )
+    if not reducing and "median" in found.cell:
+        raise Hint(
+            f"{name} holds medians, computed on the workers (a median needs all the rows of a group together, so they "
+            f"moved between the workers): the question asks for {asked}. Check the aggregation."
+        )
+    mapped = any(call in found.cell for call in ("map_partitions(", ".apply(", "to_delayed(", "delayed("))  # a function of theirs ran
+    if not reducing and own and mapped and not shuffled:
+        raise Hint(
+            f"the workers ran your own function on each partition of {data_name}, and the partial results were combined "
+            f"here, in this notebook, by hand. Where to look: a Dask groupby aggregation reduces each partition AND "
+            "combines the partial results on the workers, in one computation."
+        )
+    if not reducing:
+        raise Hint(
+            f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
+            "the cluster), and pandas grouped them on one core. Let the workers group and reduce; bring back only the "
+            "small result."
+        )
+    if len(reducing) >= 3:
+        raise Hint(
+            f"your answer cell ran {len(reducing)} separate computations on {data_name}, each answering a piece: one "
+            "Dask groupby answers the whole question in a single computation."
+        )
+    return reducing

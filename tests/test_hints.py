@@ -3,11 +3,10 @@
 import os
 from types import SimpleNamespace
 
-from jupyter_client.manager import start_new_kernel
-
 from gpu_dask_kit.notebook import hints
 
 from .conftest import wait_for_no_new_children
+from .helpers import start_kernel
 
 
 def test_explain_names_limits_and_what_to_do(no_leaks):
@@ -41,7 +40,7 @@ def _run(kc, code, timeout=120):
 
 def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_session_survives(runtime_dir):
     before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
-    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    km, kc = start_kernel(dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
         status, out = _run(
             kc, "import gpu_dask_kit as kit, numpy as np\ns = kit.start_cluster(n_workers=1, threads_per_worker=1, memory_limit='1GiB', verbose=False)"
@@ -74,7 +73,7 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
     """Review 4: SessionClosedError (03 cells 9/18, 06 cell 6, after the close cell) and FileNotFoundError (07, after its
     clean-up cell) came as full tracebacks; in a real kernel each is now its last line plus one sentence naming the cell."""
     before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
-    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    km, kc = start_kernel(dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
         status, out = _run(kc, "import gpu_dask_kit as kit, dask.array as da\nsession = kit.start_cluster(n_workers=1, threads_per_worker=1, verbose=False)")
         assert status == "ok", out
@@ -103,7 +102,7 @@ def test_after_the_close_cell_the_hint_names_what_the_failing_cell_reads_and_the
     and for 08 not the cells that make the scheduler file a clean-up removed. Now: the cell that made the session,
     the names the failing cell reads, in order; and following it works."""
     before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
-    km, kc = start_new_kernel(kernel_name="python3", env=dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
+    km, kc = start_kernel(dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
         cells = [
             "import os, shutil, gpu_dask_kit as kit, dask.array as da",

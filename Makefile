@@ -88,8 +88,10 @@ test-slow: setup
 test-reruns: setup
 	$(BIN)/python -m pytest tests/test_notebook_reruns.py -m reruns -p no:cacheprovider --timeout=2400
 
+# Two pytest-xdist workers, each file on one worker (--dist loadfile): each worker has its own JupyterLab server and
+# Chromium; the tests mostly wait for the page, so two files run side by side.
 test-browser: setup
-	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider
+	$(BIN)/python -m pytest tests/browser --confcutdir=tests/browser -p no:cacheprovider -n 2 --dist loadfile
 
 # Each notebook executes once per CI run, here: nbval compares every output with the stored one while each
 # exercise check runs its reference solution (GPU_DASK_KIT_SOLVE_EXERCISES=1) and must print Correct
@@ -98,8 +100,9 @@ NBVAL_SANITIZE := $(VENV)/nbval-sanitize-solved.cfg
 $(NBVAL_SANITIZE): notebooks/nbval-sanitize.cfg tests/nbval-solved.cfg | $(BIN)/python
 	cat $^ > $@
 
+# Two notebooks at a time (--dist loadfile keeps each notebook's cells in order on one worker and one kernel).
 test-notebooks: setup $(NBVAL_SANITIZE)
-	GPU_DASK_KIT_SOLVE_EXERCISES=1 $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with $(NBVAL_SANITIZE) --nbval-current-env -p no:cacheprovider
+	GPU_DASK_KIT_SOLVE_EXERCISES=1 $(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with $(NBVAL_SANITIZE) --nbval-current-env -p no:cacheprovider -n 2 --dist loadfile
 
 # The other routes in, slow, so in .ci/run and not in `make test`: a fresh clone set up without Node, the
 # built wheel in a fresh venv (doctor, labextension, `gpu-dask-kit lab`, `check` of every notebook), and a

@@ -37,21 +37,24 @@ def start_owner(tmp_path, runtime_dir, n_workers=1):
 
 
 def start_kernel(env: dict, startup_timeout: float = 60):
-    """jupyter_client's ``start_new_kernel`` with the kernel's channels on Unix sockets in the runtime folder
-    (``transport="ipc"``): over TCP the kernel binds five ports jupyter_client chose and released a moment
-    before, and a Dask process of a test beside it took one ("Kernel died before replying to kernel_info":
-    ZMQError Address already in use). Returns (manager, client); the caller shuts the kernel down."""
-    km = KernelManager(kernel_name="python3", transport="ipc")
-    km.start_kernel(env=env)
-    kc = km.client()
-    kc.start_channels()
-    try:
-        kc.wait_for_ready(timeout=startup_timeout)
-    except RuntimeError:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-        raise
-    return km, kc
+    """jupyter_client's ``start_new_kernel`` (the venv's python3 kernel), tried a second time when the kernel died
+    before replying: it binds five TCP ports jupyter_client chose and released a moment before, and a Dask process
+    of a test beside it can take one in between (ZMQError Address already in use, seen with three xdist workers).
+    Returns (manager, client); the caller shuts the kernel down."""
+    for attempt in (1, 2):
+        km = KernelManager(kernel_name="python3")
+        km.start_kernel(env=env)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=startup_timeout)
+            return km, kc
+        except RuntimeError as exc:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            if attempt == 2 or "died before replying" not in str(exc):
+                raise
+    raise AssertionError("unreachable")
 
 
 def wait_gone(pids, timeout):

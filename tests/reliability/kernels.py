@@ -57,7 +57,7 @@ class Kernel:
         self.runtime_dir = Path(runtime_dir)
         self.log_path = Path(log_path)
         self.cwd = Path(cwd)
-        self.km = AsyncKernelManager(kernel_name="python3", transport="ipc")  # no TCP port race with the Dask processes beside it
+        self.km = AsyncKernelManager(kernel_name="python3")
         self.kc = None
         self.streams: list[tuple[str, str]] = []  # every stream message, any cell, whole life (restarts too)
         self._log = None

@@ -193,7 +193,8 @@ def start_lab(base: Path, log_name: str) -> Iterator[LabServer]:
 def shared_lab_server(tmp_path_factory) -> Iterator[LabServer]:
     """One ``jupyter lab`` for the whole browser run (starting one costs seconds on 2 cores). Tests on it
     leave it as they found it: no kernel, no cluster, no record, default settings."""
-    with start_lab(tmp_path_factory.mktemp("lab"), "jupyter-lab.log") as server:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # make test-browser runs two workers, each with its own server
+    with start_lab(tmp_path_factory.mktemp("lab"), f"jupyter-lab-{worker}.log" if worker else "jupyter-lab.log") as server:
         yield server
 
 

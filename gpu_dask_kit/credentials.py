@@ -1,12 +1,14 @@
 """Per-session TLS credentials: every cluster the kit starts talks TLS with a certificate of its own.
 
-:func:`create` makes a self-signed key and certificate (distributed's ``Security.temporary()``) for one
-session. The session's own scheduler, workers and client use them in memory (a file deleted while the
-session runs changes nothing for it); a copy goes to ``tls-<session id>/`` in the user's registry folder
-(folder 0700, files 0600), so that the same account's other processes (a script with
-``--scheduler-file``, ``gpu-dask-kit sessions``, the sidebar's shutdown) can connect, and no other account
-can read them. :func:`for_address` finds the credentials of the session whose scheduler has an address;
-:func:`exposure` says who could connect to a cluster started with ``security=False``.
+:func:`create` makes a self-signed key and certificate for one session, as distributed's ``Security.temporary()``
+does but with an ECDSA P-256 key instead of RSA-2048: made in well under a millisecond instead of ~45 ms (up to
+~100 ms) of prime search at every start, and each TLS handshake between scheduler, workers and client signs faster.
+The session's own scheduler, workers and client use them in memory (a file deleted while the session runs changes
+nothing for it); a copy goes to ``tls-<session id>/`` in the user's registry folder (folder 0700, files 0600), so
+that the same account's other processes (a script with ``--scheduler-file``, ``gpu-dask-kit sessions``, the
+sidebar's shutdown) can connect, and no other account can read them. :func:`for_address` finds the credentials of
+the session whose scheduler has an address; :func:`exposure` says who could connect to a cluster started with
+``security=False``.
 """
 
 from __future__ import annotations
@@ -36,16 +38,44 @@ def create(session_id: str) -> Any:
     ``distributed.security.Security`` with ``require_encryption=True`` (plain TCP is refused)."""
     from distributed.security import Security  # distributed: imported when a cluster starts
 
-    security = Security.temporary()
+    cert, key = _self_signed()
     path = folder(session_id)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)
-    for name, text in ((CERT, security.tls_ca_file), (KEY, security.tls_client_key)):
+    for name, text in ((CERT, cert), (KEY, key)):
         fd = os.open(path / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(text)
-    return security
+    roles = {f"tls_{role}_{part}": value for role in ("client", "scheduler", "worker") for part, value in (("cert", cert), ("key", key))}
+    return Security(require_encryption=True, tls_ca_file=cert, **roles)
+
+
+def _self_signed(days: int = 365) -> tuple[str, str]:
+    """A self-signed certificate and its key (PEM), named "dask-internal" as ``Security.temporary()`` names its own."""
+    import datetime
+
+    from cryptography import x509  # a dependency (TLS by default); imported when a cluster starts, as distributed does
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dask-internal")])
+    now = datetime.datetime.now(tz=datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("dask-internal")]), critical=False)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    return cert.public_bytes(serialization.Encoding.PEM).decode(), key_pem
 
 
 def file_security(session_id: str) -> Any:

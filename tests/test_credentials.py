@@ -19,6 +19,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 import gpu_dask_kit as kit
 from gpu_dask_kit import KitWarning, cleanup, clients, credentials, registry
@@ -98,7 +101,10 @@ def test_a_default_session_talks_tls_with_private_credentials(session):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert sorted(p.name for p in folder.iterdir()) == [credentials.CERT, credentials.KEY]
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in folder.iterdir())
-    assert "PRIVATE KEY" in (folder / credentials.KEY).read_text()
+    key = serialization.load_pem_private_key((folder / credentials.KEY).read_bytes(), password=None)
+    assert isinstance(key, ec.EllipticCurvePrivateKey) and key.curve.name == "secp256r1"  # not RSA: see credentials.py
+    cert = x509.load_pem_x509_certificate((folder / credentials.CERT).read_bytes())
+    assert cert.public_key().public_numbers() == key.public_key().public_numbers()
     assert session.client.submit(lambda: 6 * 7).result(timeout=30) == 42
     (record,) = registry.list_sessions()
     assert record.scheduler_address == session.scheduler_address and credentials.for_record(record) is not None

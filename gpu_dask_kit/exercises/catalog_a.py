@@ -10,6 +10,7 @@ from distributed import futures_of
 
 from .chunks import check_a, chunks_merged
 from .evidence import client_of, latest_run
+from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell
@@ -57,6 +58,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if (int(value) if exact else as_number(value)) == expected + n * n:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
+    require_not_hidden(answer_cell(ns, "total"), "total", expected, rel=1e-12)
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
 
 

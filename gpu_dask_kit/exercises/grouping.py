@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from dask.utils import key_split
@@ -59,6 +60,19 @@ def reduces(run: dict[str, Any]) -> bool:
     return any(p.endswith("-tree") or "aggregat" in p or p.startswith(("chunk", "groupby", "mean_chunk")) for p in run["prefixes"])
 
 
+def _reductions(run: dict[str, Any]) -> int:
+    """How many separate tree reductions a submission made (each its own task name, whatever its levels)."""
+    names = set()
+    for key in run["keys"]:
+        try:
+            name = ast.literal_eval(key)[0] if key.startswith("(") else key
+        except (ValueError, SyntaxError, IndexError, TypeError):
+            name = key
+        if str(key_split(name)).endswith("-tree"):
+            names.add(name)
+    return len(names)
+
+
 def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, asked: str) -> list[dict[str, Any]]:
     """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many.
     ``asked``: what the question asks for, in words ("the mean of x per name")."""
@@ -96,6 +110,13 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
             f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
             "the cluster), and pandas grouped them on one core. Let the workers group and reduce; bring back only the "
             "small result."
+        )
+    many = max(_reductions(r) for r in reducing)
+    if many >= 3:
+        raise Hint(
+            f"the workers made {name} as {many} separate reductions of {data_name} in your answer cell's computations (one "
+            f"per group: a filter on the name, then the aggregation, each going through {data_name}'s rows again). Where "
+            "to look: a groupby aggregation goes through the rows once and reduces every group at the same time."
         )
     if len(reducing) >= 3:
         raise Hint(

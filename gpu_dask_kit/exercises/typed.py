@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .hidden import literal
 from .judging import from_cell
 from .model import Hint
 from .replay import _depends
@@ -20,7 +21,7 @@ def limits_read(cell: str | None) -> None:
     """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
     tree = _parse_cell(cell)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _literal(node.right):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and literal(node.right):
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
                 "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
@@ -38,10 +39,6 @@ def _decimal_size(node: ast.expr) -> bool:
     return value >= 1e6 and value % 1e6 == 0 and value % 2**20 != 0
 
 
-def _literal(node: ast.AST) -> bool:
-    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
-
-
 def _parse_cell(cell: str | None) -> ast.Module | None:
     try:
         return ast.parse(cell) if cell is not None else None
@@ -56,7 +53,7 @@ def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[f
         size = as_bytes(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) else None
         if size is not None:
             return [(float(size), parent, True)]
-    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and _literal(node):
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and literal(node):
         try:
             value = eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}})  # literals only (checked)
         except Exception:

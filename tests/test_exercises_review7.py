@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import RIGHT
+from tests.test_exercises_cases import LIMITS, RIGHT
 from tests.test_exercises_corpus import corpus_client, namespace  # noqa: F401  (the `client` fixture, used here)
 
 
@@ -97,3 +97,74 @@ def test_03_2_with_ddf_still_persisted_ddf_itself_is_not_a_persisted_copy(client
     assert verdict.answered and not verdict.correct, verdict.message
     assert "did not persist anything" in verdict.message, verdict.message
     assert _judged("03-2", client, RIGHT["03-2"][0]).correct  # ddf lazy (cell 27 run): judged as before
+
+
+# Item 5: 00-2 asks to read each worker's limit from the cluster (as 06-2 does): a size typed in is not accepted.
+# (The corpus' cluster: two workers of 1 GiB; the reviewer's cells, on notebook 00's 2 x 2 GiB, scaled to it.)
+TYPED_00_2 = [
+    ("cluster_memory = '2GiB'", "a memory size is written out"),
+    ("cluster_memory = 2 * 1 * 2**30", "a memory size is written out"),
+    (f"cluster_memory = len(list({LIMITS})) * 1 * 1024**3", "a memory size is written out"),
+    (f"cluster_memory = len(list({LIMITS})) * 2**30", "a memory size is written out"),
+    (
+        "from dask.utils import parse_bytes\nCPU_CLUSTER = {{'n_workers': 2, 'memory_limit': '1GiB'}}\ncluster_memory = CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit'])",
+        "cluster request",
+    ),
+    (f"cluster_memory = next(iter({LIMITS}))['memory_limit'] * 2", "the number of workers is written out"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), TYPED_00_2)
+def test_00_2_a_typed_size_or_worker_count_is_not_accepted(code, said, client):
+    """Before: each was "Correct"."""
+    verdict = _judged("00-2", client, code)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message, verdict.message
+
+
+READ_00_2 = [
+    f"cluster_memory = f\"{{{{sum(w['memory_limit'] for w in {LIMITS}) / 2**30:.0f}}}} GiB\"",
+    f"cluster_memory = str(sum(w['memory_limit'] for w in {LIMITS}) // 2**20) + 'MiB'",
+]
+
+
+@pytest.mark.parametrize("code", READ_00_2)
+def test_00_2_a_sum_read_from_the_cluster_in_another_unit_is_accepted(code, client):
+    verdict = _judged("00-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+# Item 6: hints that said something else than what happened (each "before" was the message the reviewer got).
+ERROR = "rank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())"
+HONEST = [
+    ("02-1", "approx = (u[:, :10] * s[:10]) @ v[:, :10].T\n" + ERROR, "approx is not close to x", "divide norm(x - approx) by norm(x)"),
+    ("02-1", "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n" + ERROR + "\nrank10_error = round(rank10_error, 2)", "rounded to 2 decimals", "check the slices"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().round(4)", "rounded to 4 decimals", "which column and which aggregation"),
+    ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute().round(3)", "rounded to 3 decimals", "check the column"),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.map_partitions(lambda d: d.groupby('name').x.mean()).compute().groupby(level=0).mean()",
+        "means of the partitions' means",
+        "combined here, in this notebook, by hand",
+    ),
+    ("04-2", "rows_in_partition_2 = ddf.partitions[2].compute().size", ".size counts every cell", "select that one partition"),
+    (
+        "02-1",
+        "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n" + ERROR + "\ndef kill():\n    pass\n\nkill()",
+        "Could not be checked (02-1): the check runs",
+        "Not yet",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "before"), HONEST, ids=[f"{k}-{s[:20]}" for k, _, s, _ in HONEST])
+def test_hints_say_what_happened(key, code, said, before, client):
+    verdict = _judged(key, client, code)  # (kill: a call the check does not run twice; this one does nothing)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message and before not in verdict.message, verdict.message
+
+
+def test_01_2_a_percent_string_is_called_a_percentage(client):
+    """Item 8: `spill_at = "60%"` was told "a str is neither"."""
+    verdict = _judged("01-2", client, "spill_at = '60%'")
+    assert not verdict.correct and "is a percentage" in verdict.message and "a str is neither" not in verdict.message, verdict.message

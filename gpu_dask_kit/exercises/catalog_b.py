@@ -58,6 +58,12 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
+    if "map_partitions" in (answer_cell(ns, "mean_x_by_name") or "") and _mean_of_means(ans["mean_x_by_name"], fast):
+        raise Hint(
+            "those are means of the partitions' means: each partition holds a different number of rows of each name, so "
+            "averaging their means weighs a row of a small partition more than one of a big partition. That is not the "
+            "mean over all rows: let a Dask groupby aggregation combine the partial sums and counts."
+        )
     found = from_cell(ns, ("mean_x_by_name", "ddf_fast"), values=("mean_x_by_name",))
     if found is None:  # not in IPython: the scheduler's record of work on ddf_fast
         require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
@@ -77,6 +83,14 @@ def _persists(cell: str | None) -> bool:
     except SyntaxError:
         return True
     return any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", "")) == "persist" for n in ast.walk(tree))
+
+
+def _mean_of_means(got: Any, fast: Any) -> bool:
+    """True when ``got`` is the mean, per name, of each partition's mean of x per name."""
+    means = fast.map_partitions(lambda d: d.groupby("name").x.mean()).compute()
+    wanted = host(means).groupby(level=0).mean().sort_index()
+    got = host(got).sort_index() if hasattr(got, "sort_index") else got
+    return hasattr(got, "index") and list(got.index) == list(wanted.index) and bool((abs(got.values - wanted.values) <= 1e-9).all())
 
 
 def _held(collection: Any) -> set[Any]:
@@ -262,6 +276,11 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "partitions): select just that partition and count its rows."
             )
         return "the number of rows of that one partition, counted by the workers."
+    if int(number) == expected * len(ddf.columns):
+        raise Hint(
+            "that is the number of values in partition 2 (its rows times its columns: .size counts every cell of a frame): "
+            "the question asks how many rows it has."
+        )
     if int(number) == len(ddf):
         raise Hint("that is the number of rows of the whole frame; the question asks about one partition.")
     if int(number) == ddf.npartitions:

@@ -47,6 +47,12 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
                 f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "
                 "which holds only some rows of each name. Aggregate the whole frame."
             )
+        digits = next((d for d in range(8) if list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all()), None)
+        if digits is not None:
+            raise Hint(
+                f"{name} is rounded to {digits} decimals (the values match the right ones to that many digits only): a "
+                "rounded result is not accepted. Store the values the aggregation gives, as they are."
+            )
         if list(got.index) == list(expected.index) and (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all():
             raise Hint(
                 f"{name} matches to about 7 digits only ({got.dtype}): the values were converted to a smaller float type "

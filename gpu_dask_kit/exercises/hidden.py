@@ -14,7 +14,7 @@ from .model import Hint
 from .replay import _depends, _parse
 from .values import as_number, close
 
-__all__ = ["literal", "written_numbers", "require_not_hidden"]
+__all__ = ["literal", "number_of", "written_numbers", "require_not_hidden"]
 
 
 def literal(node: ast.AST) -> bool:
@@ -22,7 +22,10 @@ def literal(node: ast.AST) -> bool:
     return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
 
 
-def _value(node: ast.AST) -> float | None:
+def number_of(node: ast.AST) -> float | None:
+    """The number a literal expression (or a string such as ``'41200'``) writes out; None for anything else."""
+    if not isinstance(node, ast.expr) or not literal(node):
+        return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):  # float("0.48..."), int("41200")
         try:
             return float(node.value.replace("_", ""))
@@ -43,7 +46,7 @@ def written_numbers(node: ast.AST) -> list[float]:
     [2.0, 0.0, 3000.0, 12.0]
     """
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and literal(node):
-        value = _value(node)
+        value = number_of(node)
         return [value] if value is not None else []
     return [found for child in ast.iter_child_nodes(node) for found in written_numbers(child)]
 

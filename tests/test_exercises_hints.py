@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import APPROX, DEMEAN, FITS, FLAGS, SLOT
+from tests.test_exercises_cases import APPROX, DEMEAN, FITS, FLAGS, LIMITS, SLOT
 from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 DIAGNOSES = [
@@ -29,10 +29,10 @@ def test_the_hint_names_what_the_answer_did(key, code, said, not_said, client):
     assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
 
 
-def test_a_typed_value_where_the_value_is_the_idea_is_not_called_evidence(client):
-    """00-2 accepts a typed size (the value is the idea) but its Correct text claims nothing it did not see."""
+def test_00_2_a_typed_size_is_not_accepted(client):
+    """Review 7, item 5: 00-2 asks to read the limits from the cluster (as 06-2 does); before, a typed size was accepted."""
     verdict = judge("00-2", _run("cluster_memory = '2GiB'", "00-2", client))
-    assert verdict.correct and "read from the scheduler" not in verdict.message, verdict.message
+    assert not verdict.correct and "a memory size is written out" in verdict.message, verdict.message
 
 
 def test_a_pair_of_x0_with_itself_that_broke_the_answer_cell_gets_a_hint(client):
@@ -234,7 +234,7 @@ def test_demean_through_delayed_is_correct_and_told_the_direct_way(client):
 
 REVIEW3_DIAGNOSES = [
     ("00-1", "a = da.arange(1, N + 1, chunks=N // 10)\ntotal = (a ** 2).sum()", "0, 1, ..., N-1", "square each element"),
-    ("00-2", "cluster_memory = '2 GB'", "Any unit is fine", "Which unit does the question ask for"),
+    ("00-2", f"cluster_memory = f\"{{sum(w['memory_limit'] for w in {LIMITS}) / 2**30}} GB\"", "Any unit is fine", "Which unit does the question ask for"),
     ("03-1", "max_y_by_name = ddf.groupby('name').agg({'y': 'max'}).compute()", "(1 column)", "several columns"),
     ("03-2", "ddf_fast = session.client.compute(ddf)\nmean_x_by_name = ddf.groupby('name').x.mean().compute()", "is a Future", "came back to this notebook"),
     (

@@ -86,7 +86,11 @@ def test_a_right_answer_whose_record_is_gone_is_not_accused(key, code, client):
     client.run_on_scheduler(_forget_submissions)
     verdict = judge(key, ns)
     assert verdict.answered and not verdict.correct, verdict.message
-    assert "could not be checked, because" in verdict.message and "typed" not in verdict.message and "one graph" not in verdict.message, verdict.message
+    assert (
+        verdict.message.startswith(f"Could not be checked ({key}): the scheduler's record")
+        and "typed" not in verdict.message
+        and "one graph" not in verdict.message
+    ), verdict.message
 
 
 def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):

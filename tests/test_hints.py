@@ -135,3 +135,19 @@ def test_after_the_close_cell_the_hint_names_what_the_failing_cell_reads_and_the
         kc.stop_channels()
         km.shutdown_kernel(now=False)
     assert not wait_for_no_new_children(before)
+
+
+def test_an_option_error_shows_its_message_without_the_kits_frames():
+    """Review 7, item 8 (01-1): a ClusterOptions OptionError showed ~30 lines of traceback through options/model.py;
+    the message names the option, the value, what is accepted and what to do. Other errors keep their traceback."""
+    from gpu_dask_kit import ClusterOptions
+    from gpu_dask_kit.errors import OptionError
+
+    shown = []
+    shell = SimpleNamespace(showtraceback=lambda exc_tuple, tb_offset=None, exception_only=False: shown.append(exception_only), user_ns={})
+    try:
+        ClusterOptions(n_workers=0)
+    except OptionError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    hints._handler(shell, TypeError, TypeError("unrelated"), None)
+    assert shown == [True, False], shown

@@ -133,3 +133,34 @@ def test_a_parquet_folder_left_empty_names_the_cell_that_writes_it(tmp_path):
         dd.read_parquet(raw)
     text = explain_rerun(info.value, {"In": history, "RAW": raw, "WORKDIR": str(tmp_path)})
     assert text is not None and "`RAW` (In [2])" in text, text
+
+
+def test_a_cell_that_ran_before_gets_the_cluster_it_ran_on_then():
+    """Review 7, item 7 (02): after the close cell, cell 24 (spilling) was told to re-run the LATER cluster's cell (cell
+    32, 2 GiB, which does not spill), the one that made the kit's current session; it ran on cell 21's."""
+    spill = "big = random_array(SIZE)\nspilled_now(session.memory())"
+    history = ["", "session = kit.start_cluster(**SPILL_CPU)", spill, "session = kit.start_cluster(**CPU_CLUSTER)", "session.close()", spill]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history}, started_in={"": 3, "session": 3})
+    assert text is not None and "In [1]" in text and "In [3]" not in text, text
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": [*history[:4], "session.close()", "session.memory()"]}, started_in={"": 3, "session": 3})
+    assert text is not None and "In [3]" in text, text  # a cell that did not run before: the current session's cell
+
+
+def test_after_a_restart_a_frame_made_again_comes_before_the_result_made_from_it(client):
+    """Review 7, item 7 (04 cell 20): ddf's cell re-run after result was made (In [4] after In [2]): the hint listed
+    result's cells first, which would rebuild result from the gone ddf."""
+    import dask.array as da
+
+    ddf = da.ones(10, chunks=5).persist()
+    result = (ddf + 1).persist()
+    client.cancel([ddf, result])
+    history = [
+        "",
+        "ddf = da.ones(10, chunks=5).persist()",
+        "result = ddf + 1",
+        "result = result.persist()",
+        "ddf = da.ones(10, chunks=5).persist()",
+        "result.sum().compute()",
+    ]
+    text = explain_rerun(type("FutureCancelledError", (Exception,), {})("scheduler-restart"), {"In": history, "ddf": ddf, "result": result, "da": da})
+    assert text is not None and text.index("In [4]") < text.index("In [2]") < text.index("In [3]"), text

@@ -144,7 +144,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
-        return Verdict(False, True, f"Not yet ({key}): {hint}")
+        return Verdict(False, True, _labelled(key, str(hint)))
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
         if _not_made(err, namespace):
@@ -160,6 +160,18 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _labelled(key: str, hint: str) -> str:
+    """A hint with one label: "Could not be checked (key): ..." for a hint that says so, "Not yet (key): ..." otherwise.
+
+    >>> _labelled("02-1", "could not be checked: the cell raised NameError.")
+    'Could not be checked (02-1): the cell raised NameError.'
+    """
+    for opening in ("could not be checked: ", "could not be checked, because "):
+        if hint.startswith(opening):
+            return f"Could not be checked ({key}): {hint[len(opening) :]}"
+    return f"Not yet ({key}): {hint}"
 
 
 def _not_made(err: Exception, namespace: dict[str, Any]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from dask.core import flatten
@@ -10,10 +11,12 @@ from distributed import futures_of
 
 from .chunks import check_a, chunks_merged
 from .evidence import client_of, latest_run
+from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell
 from .sizes import size_answer
+from .typed import numbers_read
 from .values import as_bytes, as_fraction, as_number, close
 
 # --- 00 · start here ---------------------------------------------------------------------------------
@@ -57,6 +60,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if (int(value) if exact else as_number(value)) == expected + n * n:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
+    require_not_hidden(answer_cell(ns, "total"), "total", expected, rel=1e-12)
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
 
 
@@ -76,6 +80,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is ONE worker's limit; the cluster has {len(limits)} workers. The question asks for all of them together.")
     if given is not None and close(given, psutil.virtual_memory().total, rel=0.01) and not close(given, expected, rel=0.01):
         raise Hint(f"that is this machine's memory, not what the workers may use. {look}")
+    numbers_read(answer_cell(ns, "cluster_memory"), None, limits, name="cluster_memory")
     size_answer(value, expected, "cluster_memory", look)
     return f"that is how much host memory the {len(limits)} workers may use together."
 
@@ -220,10 +225,18 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the square of the relative error: a norm is the square ROOT of the sum of squares.")
     if close(number, 1 - expected, rel=1e-6, abs_=1e-6):
         raise Hint("that is 1 minus the error: the question asks for norm(x - approx) / norm(x) itself.")
-    if number > 1:
+    digits = next((d for d in range(1, 8) if number == round(expected, d)), None)
+    if digits is not None or close(number, expected, rel=1e-3):
+        some = f"rounded to {digits} decimals" if digits is not None else "to a few digits only"
+        raise Hint(f"that is the relative error of the rank-10 approximation {some}: a rounded number is not accepted. Store the computed value.")
+    divides = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(_cell_tree(found, ns)))
+    if number > 1 and not divides:
         raise Hint("a relative error above 1 means the difference is larger than x: divide norm(x - approx) by norm(x).")
-    if close(number, expected, rel=1e-3):
-        raise Hint("that is the relative error of the rank-10 approximation to a few digits only: a rounded number is not accepted. Store the computed value.")
+    if number > 1:
+        raise Hint(
+            "that relative error is above 1: norm(x - approx) is larger than norm(x), so approx is not close to x at all. "
+            "Check the slices of u, s and v you keep (the first 10 columns of u, values of s, rows of v)."
+        )
     raise Hint(
         "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
         "first 10 columns of u, values of s, rows of v)."
@@ -249,6 +262,15 @@ def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "Read the fraction from dask.config (distributed.worker.memory.target) and take it of the 600 MiB limit.",
     )
     return "the 'target' fraction of the 600 MiB limit: above it a CPU worker writes its least recently used data to disk."
+
+
+def _cell_tree(found: Replay | None, ns: dict[str, Any]) -> ast.Module:
+    """The answer cell of rank10_error as a syntax tree (empty where there is none)."""
+    cell = found.cell if found is not None else answer_cell(ns, "rank10_error")
+    try:
+        return ast.parse(cell or "")
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
 
 
 def as_bytes_or_none(value: Any) -> int | None:

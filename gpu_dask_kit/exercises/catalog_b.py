@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from dask.core import flatten
@@ -36,6 +37,12 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fast = ans["ddf_fast"]
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
+    if futures_of(ns["ddf"]) and (fast is ns["ddf"] or not _persists(answer_cell(ns, "ddf_fast"))):
+        raise Hint(
+            "ddf_fast holds partitions in worker memory only because ddf itself is still the frame persisted earlier "
+            "(`ddf = ddf.persist()`): your answer cell did not persist anything. The cell just above this exercise "
+            "(`ddf = raw.map_partitions(slow_read)`) makes ddf the lazy recipe again: run it, then your answer cell, then this check."
+        )
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
     again = remade_after(ns, "ddf", "ddf_fast") if not _same_data(fast, ns["ddf"]) else None
@@ -51,6 +58,12 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
+    if "map_partitions" in (answer_cell(ns, "mean_x_by_name") or "") and _mean_of_means(ans["mean_x_by_name"], fast):
+        raise Hint(
+            "those are means of the partitions' means: each partition holds a different number of rows of each name, so "
+            "averaging their means weighs a row of a small partition more than one of a big partition. That is not the "
+            "mean over all rows: let a Dask groupby aggregation combine the partial sums and counts."
+        )
     found = from_cell(ns, ("mean_x_by_name", "ddf_fast"), values=("mean_x_by_name",))
     if found is None:  # not in IPython: the scheduler's record of work on ddf_fast
         require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
@@ -59,6 +72,25 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = "those are not the means of x per name over all of ddf's rows: check the column, the aggregation, and that ddf_fast holds every row."
     per_name(ans["mean_x_by_name"], "mean_x_by_name", ns["ddf"].groupby("name").x.mean().compute(), wrong, answer_cell(ns, "mean_x_by_name"))
     return "ddf_fast holds its partitions in worker memory, and the means come from it."
+
+
+def _persists(cell: str | None) -> bool:
+    """True when the answer cell calls persist (a method, dask.persist or client.persist); True outside IPython."""
+    if cell is None:
+        return True
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return True
+    return any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", "")) == "persist" for n in ast.walk(tree))
+
+
+def _mean_of_means(got: Any, fast: Any) -> bool:
+    """True when ``got`` is the mean, per name, of each partition's mean of x per name."""
+    means = fast.map_partitions(lambda d: d.groupby("name").x.mean()).compute()
+    wanted = host(means).groupby(level=0).mean().sort_index()
+    got = host(got).sort_index() if hasattr(got, "sort_index") else got
+    return hasattr(got, "index") and list(got.index) == list(wanted.index) and bool((abs(got.values - wanted.values) <= 1e-9).all())
 
 
 def _held(collection: Any) -> set[Any]:
@@ -166,6 +198,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"{', '.join(str(c) for c in out.columns)}: meta must describe the whole result, every column demean returns, "
             "in that order. Leave meta out, or describe all of them."
         )
+    if "x_demeaned" in declared and str(demeaned.dtypes["x_demeaned"]) != str(out["x_demeaned"].dtype):
+        raise Hint(
+            f"demeaned declares x_demeaned as {demeaned.dtypes['x_demeaned']} (from meta=), but the partitions demean returns "
+            f"hold {out['x_demeaned'].dtype} values in it: meta must describe the result as it is, dtypes included (later "
+            "steps trust it without looking). Leave meta out, or give each column the dtype demean really returns."
+        )
     if "x_demeaned" not in demeaned.columns and demeaned.npartitions == ddf.npartitions:
         raise Hint(
             "demeaned does not declare an x_demeaned column: Dask takes a mapped frame's columns from meta=, and the meta "
@@ -238,6 +276,11 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "partitions): select just that partition and count its rows."
             )
         return "the number of rows of that one partition, counted by the workers."
+    if int(number) == expected * len(ddf.columns):
+        raise Hint(
+            "that is the number of values in partition 2 (its rows times its columns: .size counts every cell of a frame): "
+            "the question asks how many rows it has."
+        )
     if int(number) == len(ddf):
         raise Hint("that is the number of rows of the whole frame; the question asks about one partition.")
     if int(number) == ddf.npartitions:

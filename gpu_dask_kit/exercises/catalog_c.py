@@ -8,6 +8,7 @@ from typing import Any
 import dask
 
 from .counting import counted_on_cluster
+from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
@@ -85,6 +86,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    require_not_hidden(cell, "fraction", given)
     limits_read(cell)
     numbers_read(cell, x.nbytes, limits)
     size_not_computed(ns)

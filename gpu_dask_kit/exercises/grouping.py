@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from dask.utils import key_split
@@ -46,6 +47,12 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
                 f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "
                 "which holds only some rows of each name. Aggregate the whole frame."
             )
+        digits = next((d for d in range(8) if list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all()), None)
+        if digits is not None:
+            raise Hint(
+                f"{name} is rounded to {digits} decimals (the values match the right ones to that many digits only): a "
+                "rounded result is not accepted. Store the values the aggregation gives, as they are."
+            )
         if list(got.index) == list(expected.index) and (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all():
             raise Hint(
                 f"{name} matches to about 7 digits only ({got.dtype}): the values were converted to a smaller float type "
@@ -57,6 +64,19 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
 def reduces(run: dict[str, Any]) -> bool:
     """True for a submission that reduced on the workers (a tree reduction, a groupby aggregation), not just read data."""
     return any(p.endswith("-tree") or "aggregat" in p or p.startswith(("chunk", "groupby", "mean_chunk")) for p in run["prefixes"])
+
+
+def _reductions(run: dict[str, Any]) -> int:
+    """How many separate tree reductions a submission made (each its own task name, whatever its levels)."""
+    names = set()
+    for key in run["keys"]:
+        try:
+            name = ast.literal_eval(key)[0] if key.startswith("(") else key
+        except (ValueError, SyntaxError, IndexError, TypeError):
+            name = key
+        if str(key_split(name)).endswith("-tree"):
+            names.add(name)
+    return len(names)
 
 
 def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, asked: str) -> list[dict[str, Any]]:
@@ -96,6 +116,13 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
             f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "
             "the cluster), and pandas grouped them on one core. Let the workers group and reduce; bring back only the "
             "small result."
+        )
+    many = max(_reductions(r) for r in reducing)
+    if many >= 3:
+        raise Hint(
+            f"the workers made {name} as {many} separate reductions of {data_name} in your answer cell's computations (one "
+            f"per group: a filter on the name, then the aggregation, each going through {data_name}'s rows again). Where "
+            "to look: a groupby aggregation goes through the rows once and reduces every group at the same time."
         )
     if len(reducing) >= 3:
         raise Hint(

@@ -14,6 +14,7 @@ from distributed import default_client, futures_of, wait
 
 from ..notebook.cellreads import names_read
 from .evidence import client_of, computes, persisted, runs_touching, submissions
+from .hidden import require_not_hidden
 from .model import Hint
 from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
 from .stale import gone_names
@@ -301,5 +302,6 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
                 f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "
                 f"the value is made. Compute {name} with Dask in that cell."
             )
+        require_not_hidden(found.cell, name, namespace[name])
         _require_same_as_rerun(namespace, found, name)
     return found

@@ -24,8 +24,11 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
             f"{name} is a str that holds arithmetic ({value!r}): Python does not compute inside a string, and a size string "
             f"is one number with its unit. Compute the number first, then give it in bytes or as a size string. {look}"
         )
+    if isinstance(value, str) and value.strip().endswith("%"):
+        raise Hint(f"{name} is a percentage, a share; the question asks for an amount of memory (bytes, or a size string). {look}")
     if given is None:
-        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {describe(value)} is neither. {look}")
+        what = f"{value!r} is a string Dask does not read as a size" if isinstance(value, str) else f"{describe(value)} is neither"
+        raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {what}. {look}")
     if close(given, expected, rel=0.01):
         return given
     mixup = unit_mixup(given, expected)

@@ -1,10 +1,11 @@
-"""How 06-2's answer cell got its numbers: limits, x's size or the worker count typed in, or x computed to read its size."""
+"""How 06-2's (and 00-2's) answer cell got its numbers: limits, x's size or the worker count typed in, or x computed to read its size."""
 
 from __future__ import annotations
 
 import ast
 from typing import Any
 
+from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
 from .replay import _depends
@@ -20,7 +21,7 @@ def limits_read(cell: str | None) -> None:
     """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
     tree = _parse_cell(cell)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _literal(node.right):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and literal(node.right):
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
                 "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
@@ -31,15 +32,8 @@ def limits_read(cell: str | None) -> None:
 
 def _decimal_size(node: ast.expr) -> bool:
     """True for a literal size counted in powers of 1000 (GB, MB), not of 1024."""
-    try:
-        value = float(eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}}))  # literals only (checked)
-    except Exception:
-        return False
-    return value >= 1e6 and value % 1e6 == 0 and value % 2**20 != 0
-
-
-def _literal(node: ast.AST) -> bool:
-    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
+    value = number_of(node)
+    return value is not None and value >= 1e6 and value % 1e6 == 0 and value % 2**20 != 0
 
 
 def _parse_cell(cell: str | None) -> ast.Module | None:
@@ -50,45 +44,59 @@ def _parse_cell(cell: str | None) -> ast.Module | None:
 
 
 def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[float, ast.AST | None, bool]]:
-    """(value, parent node, a size string?) of each number written out in ``node``: the largest sub-expressions made of literals only
-    (``2 * 2**30``, ``80e6``, ``0.5``), and sizes given to ``parse_bytes`` as a string (``parse_bytes('2GiB')``)."""
-    if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "parse_bytes":
-        size = as_bytes(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) else None
-        if size is not None:
-            return [(float(size), parent, True)]
-    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and _literal(node):
-        try:
-            value = eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}})  # literals only (checked)
-        except Exception:
-            return []
-        return [(float(value), parent, False)] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
-    return [found for child in ast.iter_child_nodes(node) for found in _typed_numbers(child, node)]
+    """(value, parent node, a size?) of each number written out in ``node``: the largest sub-expressions made of literals
+    only (``2 * 2**30``, ``80e6``, ``0.5``), sizes written as a string (``'2GiB'``, also given to ``parse_bytes``), and
+    the product of the literal factors of a product (``len(workers) * 2 * 1024**3``: ``2 * 1024**3`` is one size).
+    """
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        size = as_bytes(node.value)
+        return [(float(size), parent, True)] if size is not None and any(c.isdigit() for c in node.value) else []
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and literal(node):
+        value = number_of(node)
+        return [(value, parent, False)] if value is not None else []
+    found = [found for child in ast.iter_child_nodes(node) for found in _typed_numbers(child, node)]
+    factors = [number_of(f) for f in _factors(node)] if not isinstance(parent, ast.BinOp) or not isinstance(parent.op, ast.Mult) else []
+    known = [f for f in factors if f is not None]
+    if len(known) >= 2:
+        product = 1.0
+        for f in known:
+            product *= f
+        found.insert(0, (product, node, False))
+    return found
 
 
-def numbers_read(cell: str | None, nbytes: int, limits: list[int]) -> None:
-    """A :class:`Hint` when the statements making ``fraction`` type in what the exercise asks to read: x's size, the
-    limits (``parse_bytes`` of a size written out), the number of workers, or the notebook's cluster request."""
+def _factors(node: ast.AST) -> list[ast.AST]:
+    """The operands of a chain of products (``a * 2 * b * 3``: a, 2, b, 3); [] for anything else."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return []
+    return [f for side in (node.left, node.right) for f in (_factors(side) or [side])]
+
+
+def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: str = "fraction") -> None:
+    """A :class:`Hint` when the statements making ``name`` type in what the exercise asks to read: x's size (``nbytes``;
+    None: not asked), the limits (a size written out), the number of workers, or the notebook's cluster request."""
     tree = _parse_cell(cell)
-    body = [tree.body[i] for i in _depends(tree.body, "fraction")] if tree is not None else []
+    body = [tree.body[i] for i in _depends(tree.body, name)] if tree is not None else []
     if any(isinstance(n, ast.Name) and n.id in REQUESTS for s in body for n in ast.walk(s)):
         raise Hint(
-            "fraction reads the notebook's cluster request (CPU_CLUSTER or GPU_CLUSTER): what the set-up cell ASKED the "
+            f"{name} reads the notebook's cluster request (CPU_CLUSTER or GPU_CLUSTER): what the set-up cell ASKED the "
             "kit for, not what the workers have (on a GPU machine CPU_CLUSTER is not used at all). Where to look: the "
             "scheduler reports every worker's memory limit (the prompt says where)."
         )
     n = len(limits)
     typed = sorted((found for s in body for found in _typed_numbers(s)), key=lambda found: not found[2])  # sizes first
     for value, parent, size_string in typed:
-        if close(value, nbytes, rel=1e-3):
+        if nbytes is not None and close(value, nbytes, rel=1e-3):
             raise Hint(
                 "x's size is a number written out in your answer cell: it is right only for this x. Where to look: a "
                 "Dask array knows its size in bytes (from its shape and dtype), without computing anything."
             )
-        if size_string or any(close(value, v, rel=1e-3) for v in (*limits, sum(limits))):
+        divisor = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and number_of(parent.right) == value  # a unit: / 2**30
+        if size_string or (not divisor and any(close(value, v, rel=1e-3) for v in (*limits, sum(limits)))):
             raise Hint(
-                "a memory size is written out in your answer cell (a size string read by parse_bytes, or bytes typed in): "
-                "the workers' limits are then typed, not read from the cluster, and wrong as soon as it is started with "
-                "other limits. Where to look: the scheduler reports every worker's memory limit (the prompt says where)."
+                "a memory size is written out in your answer cell (a size string, or bytes typed in): the workers' "
+                "limits are then typed, not read from the cluster, and wrong as soon as it is started with other "
+                "limits. Where to look: the scheduler reports every worker's memory limit (the prompt says where)."
             )
         scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
         if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):

@@ -136,4 +136,16 @@ def cells_needed(
                 if made_in not in cells and made_in not in sources:
                     cells.add(made_in)
                     todo.append(made_in)
-    return sorted(cells), names
+    return _in_order(history, cells, namespace, {n: making(n) for n in names}), names
+
+
+def _in_order(history: list[str], cells: set[int], namespace: Mapping[str, Any], makers: dict[str, list[int]]) -> list[int]:
+    """``cells`` in execution order, except that a cell comes after the cells that make what it reads (a frame made
+    again since a result was made from it: the frame's cell first, then the result's)."""
+    needs = {c: {m for name in names_read(history[c], namespace) for m in makers.get(name, []) if m in cells and m != c} for c in cells}
+    ordered: list[int] = []
+    while len(ordered) < len(cells):
+        left = sorted(c for c in cells if c not in ordered)
+        ready = [c for c in left if needs[c] <= set(ordered)]
+        ordered.append((ready or left)[0])  # (a cycle: the earliest first)
+    return ordered

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from ..clients import connection_hint, foreign_default_client
+from ..errors import OptionError
 from ..memory import format_bytes
 from ..session import ClusterSession, current_session
 from .outcomes import track
@@ -82,8 +83,10 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
-    # a re-run error's traceback is distributed's internals: its last line, then the sentence, say it all
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=cause_of(value) is not None)
+    # a re-run error's traceback is distributed's internals, an option error's the kit's own checks: its last line
+    # (the error names the option, the value, what is accepted and what to do), then any sentence, say it all
+    brief = cause_of(value) is not None or isinstance(value, OptionError)
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=brief)
     hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
     if hint:
         print(hint)

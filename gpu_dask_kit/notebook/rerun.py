@@ -107,10 +107,18 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     :mod:`gpu_dask_kit.notebook.hints`: for each variable holding a session, the cell that put it there, and under
     ``""`` the cell that made the kit's current session), the latest of those the failing cell ``reads``; else the
     last cell whose own line (not one in a loop or branch) does ``session = ...start_cluster(``, else any that
-    calls ``start_cluster(``."""
+    calls ``start_cluster(``. A failing cell that ran before gets the cell that started the cluster it ran on then.
+    """
     made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
+    reads = list(reads)
     known = [made[name] for name in reads if name in made] or ([made[""]] if "" in made else [])
     past = history[:-1]  # the last one is the failing cell
+    ran = [number for number in range(1, len(past)) if history and past[number].strip() == history[-1].strip()]
+    if ran:  # the failing cell ran before: the cluster it ran on then (02: the spilling cluster, not a later one)
+        names = "|".join(re.escape(name) for name in reads if name in made) or "session"
+        then = cell_of(past[: ran[-1]], rf"^(?:{names})\s*=.*start_cluster\(")
+        if then:
+            return then
     set_up = cell_of(past, r"^session\s*=.*start_cluster\(")  # a cell whose own line starts the session
     if known and 0 < max(known) < len(history):
         recorded = max(known)

@@ -242,7 +242,7 @@ def make_plan(options: ClusterOptions, report: EnvironmentReport) -> ClusterPlan
                 "use fewer workers with more threads_per_worker; more processes than cores only add memory and start-up time",
             )
         spec = WorkerSpec("cpu", n_workers, options.threads_per_worker or max(1, cores // n_workers), memory(n_workers), max_workers=_max_cpu_workers(cores))
-        ignored = [n for n in _GPU_ONLY if n in options.explicit and getattr(options, n) not in (None, False)]
+        ignored = [n for n in _GPU_ONLY if n in options.explicit and getattr(options, n) not in (None, False, OPTION_SPECS[n].default)]
         if ignored:
             notes.append("Ignored in CPU mode: " + ", ".join(ignored) + ".")
     array, dataframe = client_backends(mode, report, notes)

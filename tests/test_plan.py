@@ -109,6 +109,13 @@ def test_cpu_fallback_keeps_notebook_code_working_and_says_what_it_ignored():
     assert any("Ignored in CPU mode: rmm_pool_size" in n for n in p.notes)
 
 
+def test_gpu_options_passed_back_at_their_defaults_are_not_called_ignored():
+    """``start_cluster(**options.to_dict())`` passes every option explicitly: only the GPU options that differ from
+    their defaults are ignored in CPU mode (a learner was told gpu_assignment was ignored, never having set it)."""
+    p = plan(report(n_gpus=0), **ClusterOptions.from_config(n_workers=2).to_dict())
+    assert not any("Ignored in CPU mode" in n for n in p.notes), p.notes
+
+
 def test_cpu_requested_on_a_gpu_machine():
     p = plan(report(n_gpus=2), device="cpu", n_workers=3)
     assert p.mode == "cpu" and p.n_workers == 3

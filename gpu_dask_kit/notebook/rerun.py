@@ -49,6 +49,17 @@ def cause_of(exc: BaseException) -> str | None:
     return None
 
 
+def _is_session(value: Any) -> bool:
+    """True for a value whose class has an ``is_alive`` method (a session). Asked of the class: a Delayed answers any
+    attribute with another (callable) Delayed, whose truth raises TypeError.
+
+    >>> import dask
+    >>> _is_session(dask.delayed(abs)), _is_session(None)
+    (False, False)
+    """
+    return callable(getattr(type(value), "is_alive", None))
+
+
 def _text(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -192,8 +203,8 @@ def explain_rerun(
         steps = _steps(history, namespace, stale, None) or "the cells above that persist() or submit() the data it uses"
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {steps}, then this cell."
     reads = names_read(history[-1], namespace) if history else set()
-    used = [namespace[name] for name in reads if callable(getattr(namespace.get(name), "is_alive", None))] or [session]
-    alive = all(s is not None and s.is_alive() for s in used)  # the sessions the failing cell reads, else the current one
+    used = [namespace[name] for name in reads if _is_session(namespace.get(name))] or [session]
+    alive = all(s is not None and s.is_alive() is True for s in used)  # the sessions the failing cell reads, else the current one
     start = None if alive else start_cell(history, started_in, reads)
     steps = _steps(history, namespace, stale, start) or "the cell that starts the cluster"
     if cause == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data

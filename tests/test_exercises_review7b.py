@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from gpu_dask_kit.exercises import judge
-from tests.test_exercises_cases import RIGHT
+from tests.test_exercises_cases import REVEALS, RIGHT
 from tests.test_exercises_corpus import corpus_client, namespace  # noqa: F401  (the `client` fixture, used here)
 
 
@@ -60,9 +60,11 @@ WRONG = [
 
 @pytest.mark.parametrize(("key", "code", "said"), WRONG)
 def test_review_7b_wrong_answers_are_rejected_saying_what_happened(key, code, said, client):
-    verdict = _judge(key, code, client)
+    ns = _ns(key, client)
+    verdict = _judge(key, code, client, ns)
     assert verdict.answered and not verdict.correct, verdict.message
     assert said in verdict.message, verdict.message
+    assert not [r for r in REVEALS[key](ns) if r in verdict.message], verdict.message
 
 
 # 06-1's right answers with x lazy (as in the notebook); 07-1 read back in three styles; item 4: 07-2 from cell 20's results
@@ -81,3 +83,90 @@ RIGHT_7B = [
 def test_review_7b_right_answers_are_accepted(key, code, client):
     verdict = _judge(key, code, client)
     assert verdict.correct, verdict.message
+
+
+class _Held:
+    """What session.memory() reports when the workers hold nothing (notebook 06 after its cell 20 dropped x_persisted)."""
+
+    def total(self, field):
+        return 0
+
+
+# item 6: hints that said something else than what happened (each: the words it must say, and the false ones it said)
+FITS_05 = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\n"
+X0_05 = 'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\n'
+MISDIAGNOSED = [
+    (
+        "05-2",
+        X0_05
+        + 'futures = [session.client.submit(fit_one, data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = session.client.gather(futures)',
+        "side by side",
+        "each waits for the previous one",
+    ),
+    ("05-2", X0_05 + "x0_results = dask.persist(*lazy_fits)", "held on the workers", "nothing ran yet"),
+    ("05-1", FITS_05 + "best_single_feature = min(res, key=lambda r: r[1][0])[0][0]", "entry 1 ", "entry 0"),
+    ("05-1", FITS_05 + 'best_single_feature = "x1"', "written out", "sent no fits"),
+    ("05-1", FITS_05 + "best_single_feature = max(res, key=lambda r: r[3])[0][0]\nopen('/dev/null')", "Could not be checked (05-1): ", "Not yet"),
+    (
+        "06-2",
+        "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
+        "fraction = session.memory().total('managed_bytes') / sum(limits)",
+        "hold none of x now",
+        "typed",
+    ),
+    (
+        "08-1",
+        "args = parser.parse_args(['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\n"
+        "script_options = {k: v for k, v in vars(args).items() if v is not None}",
+        "'4'",
+        "typed by hand",
+    ),
+    (
+        "09-1",
+        "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)\n"
+        "session.client.cancel(square_futures)",
+        "Remove that call",
+        "Could not be checked (09-1): total_future's results",
+    ),
+    ("09-2", "partition_bytes = limit // 8", "CPU worker", "that is not"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), MISDIAGNOSED, ids=[f"{k}-{s.strip()}" for k, _, s, _ in MISDIAGNOSED])
+def test_review_7b_hints_say_what_happened(key, code, said, not_said, client):
+    ns = _ns(key, client)
+    if key == "06-2":
+        ns["session"].memory = _Held
+    if key == "09-2":
+        ns["limit"] = 2 * 2**30
+    verdict = _judge(key, code, client, ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message and not_said not in verdict.message, verdict.message
+    assert not [r for r in REVEALS[key](ns) if r in verdict.message], verdict.message
+
+
+def test_08_after_the_close_cell_the_check_names_the_cells_that_bring_the_cluster_back(client, tmp_path):
+    """Review 7b, item 9: in 08 five cells start a cluster, and "re-run the set-up cell (session = kit.start_cluster...)"
+    did not say which; the cluster 08-2 needs is the one its cell 11 starts (writing the scheduler file) and a later cell
+    connects to. Now the check names them, in order."""
+    from distributed import Client
+
+    from tests.test_exercises_corpus import Session
+
+    closed = Client(client.scheduler.address)
+    closed.close()
+    code = "slot_futures = [1]\nslot_workers = ['x']"
+    ns = {**_ns("08-2", client), "session": Session(closed), "SCHEDULER_FILE": str(tmp_path / "gone" / "scheduler.json")}
+    exec(compile(code, "<answer 08-2>", "exec"), ns)
+    ns["In"] = [
+        "",
+        "session = kit.start_cluster(**CPU_CLUSTER)",  # In [1]
+        "SCHEDULER_FILE = os.path.join(WORKDIR, 'scheduler.json')\nscheduler = subprocess.Popen(['dask', 'scheduler'])",  # In [2]
+        "session = kit.start_cluster(scheduler_file=SCHEDULER_FILE, connect_timeout=120)",  # In [3]
+        code,
+        "session.close()\nshutil.rmtree(WORKDIR)",
+        'exercises.check("08-2", globals())',
+    ]
+    verdict = judge("08-2", ns)
+    assert "the cluster is closed: re-run the set-up cell" in verdict.message, verdict.message
+    assert "In [2] (makes `SCHEDULER_FILE`), then In [3]" in verdict.message and "session = kit.start_cluster(...)" not in verdict.message, verdict.message

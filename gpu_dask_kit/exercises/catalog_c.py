@@ -94,6 +94,12 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    if given == 0 and cell is not None and "memory(" in cell:
+        raise Hint(
+            "fraction is 0: session.memory() counts the task results the workers hold now, and they hold none of x now (x "
+            "is a lazy recipe here, and a persisted copy is freed once its last reference is dropped). The question is "
+            "about x's size once persisted, which does not depend on what is held at this moment."
+        )
     limits_read(cell)
     numbers_read(cell, x.nbytes, limits)
     size_not_computed(ns)
@@ -234,7 +240,7 @@ def _reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: floa
     of medians[1] / median per size) or its ``ours["speed-up"]`` column (those, rounded to 2 places)."""
     names = {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name)}
     for name in names & {"speed_ups", "ours"}:
-        value = ns.get(name)
+        value: Any = ns.get(name)
         column = value.get("speed-up") if hasattr(value, "columns") else None
         found = [float(v) for v in (value.values() if isinstance(value, dict) else column if column is not None else [])]
         if any(close(v, expected, rel=1e-9) or v == round(expected, 2) for v in found) and close(given, expected, rel=0.01):

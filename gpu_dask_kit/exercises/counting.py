@@ -70,7 +70,7 @@ def paths_of(value: Any) -> list[str]:
     """
     if isinstance(value, (str, os.PathLike)):
         return [os.fspath(value)]
-    expr = getattr(value, "expr", None)
+    expr: Any = getattr(value, "expr", None)
     found: list[str] = []
     for node in expr.walk() if hasattr(expr, "walk") else ():
         for operand in getattr(node, "operands", ()):

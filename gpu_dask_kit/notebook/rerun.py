@@ -25,7 +25,7 @@ from typing import Any
 
 from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
+__all__ = ["explain_rerun", "restart_steps", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
 
 _NO_FILES = "No files satisfy the `parquet_file_extension` criteria"  # dask.dataframe.read_parquet of an empty folder
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
@@ -165,6 +165,19 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
         where = " then ".join(f"In [{n}]" for n in numbers)
         steps.append(f"the cell{'s' if len(numbers) > 1 else ''} that make{'' if len(numbers) > 1 else 's'} {what} ({where})")
     return ", then ".join(steps)
+
+
+def restart_steps(namespace: Mapping[str, Any]) -> str | None:
+    """The cells to run to have the notebook's cluster again, as the re-run sentence says them: the cell that starts
+    it (the last whose own line does ``session = ...start_cluster(``) with the cells making the files it reads that are
+    gone; None when ``In`` has no such cell. For messages that know the cluster is closed (the exercise checks).
+
+    >>> restart_steps({"In": ["", "import gpu_dask_kit as kit", "session = kit.start_cluster()", "session.close()"]})
+    'the cell that starts the cluster (In [2])'
+    """
+    history = [str(s) for s in namespace.get("In", [])] + ["session"]  # as if one cell read just the session
+    start = start_cell(history, None, {"session"})
+    return _steps(history, namespace, set(), start) if start else None
 
 
 def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str]) -> str | None:

@@ -59,8 +59,8 @@ LOST = (
 
 #: The same when the answer cell itself cancels them: running it again cannot help.
 CANCELS = (
-    "Not yet ({key}): your answer's results were cancelled on the cluster by your answer cell itself ({call}), so running "
-    "it again cannot help. Remove that call, run the cell, then this check."
+    "Not yet ({key}): your answer's results on the workers were cancelled or lost, and your answer cell itself drops them "
+    "({call}), so running it again cannot help. Remove that call, run the cell, then this check."
 )
 
 #: What a check says when a name an earlier cell of the notebook makes (not an answer name) is not in the kernel.

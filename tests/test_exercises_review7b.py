@@ -18,6 +18,7 @@ def _ns(key, client):
     ns = namespace(key, client)
     if key.startswith("06"):  # as notebook 06: x is lazy (x_persisted is another name)
         ns["x"] = ns["da"].random.default_rng(6).random((250_000, 10), chunks=(62_500, 10))
+        ns["N_ROWS"] = 250_000
     if key.startswith("07"):
         raw = os.path.join(os.path.dirname(ns["PROCESSED"]), "raw")
         if not os.path.exists(raw):
@@ -129,6 +130,13 @@ MISDIAGNOSED = [
         "Could not be checked (09-1): total_future's results",
     ),
     ("09-2", "partition_bytes = limit // 8", "CPU worker", "that is not"),
+    # item 8: the item size typed (8 bytes per float64) is the size worked out by hand
+    (
+        "06-2",
+        "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\nfraction = (N_ROWS * N_COLS * 8) / sum(limits)",
+        "typed in",
+        "that is not it",
+    ),
 ]
 
 

@@ -102,6 +102,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     limits_read(cell)
     numbers_read(cell, x.nbytes, limits)
+    _item_size_typed(cell, x)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
@@ -125,6 +126,21 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
         "the workers' memory limits added up (see scheduler_info)."
     )
+
+
+def _item_size_typed(cell: str | None, x: Any) -> None:
+    """A :class:`Hint` when the answer cell works out x's bytes as shape times a typed item size (``N_ROWS * N_COLS * 8``)."""
+    tree = ast.parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = (node.left, node.right)
+            if any(isinstance(n, ast.Constant) and n.value == x.dtype.itemsize for n in sides) and not any(
+                isinstance(n, ast.Attribute) and n.attr in ("itemsize", "nbytes") for side in sides for n in ast.walk(side)
+            ):
+                raise Hint(
+                    f"your answer cell works out x's size by hand, with the size of one element typed in ({ast.unparse(node)}): "
+                    "right only while x holds that dtype. Read the size in bytes from x itself."
+                )
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:

@@ -32,8 +32,9 @@ from typing import Any
 
 from ..notebook import outcomes
 from ..notebook.cellreads import names_read
-from ..notebook.rerun import cells_making, futures_in
+from ..notebook.rerun import cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
+from .cancels import own_cancel
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -44,8 +45,8 @@ __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "ch
 
 #: What a check says when the notebook's cluster is gone (closed, or the kernel lost it): no raw error text.
 CLOSED = (
-    "Could not be checked ({key}): the cluster is closed: re-run the set-up cell (the one with `session = "
-    "kit.start_cluster(...)`), then {cells}your answer cell, then this check. (The notebook's close cell ran, or the cluster stopped.)"
+    "Could not be checked ({key}): the cluster is closed: re-run the set-up cell{start}, then {cells}your answer cell, then "
+    "this check. (The notebook's close cell ran, or the cluster stopped.)"
 )
 CLOSED_SIGNS = ("IOLoop is closed", "No clients found", "ClosedClientError", "CancelledError", "CommClosedError", "Client is closed")
 #: What a check says when the cluster runs but the data an answer holds is gone (its answer cell ran before).
@@ -54,6 +55,12 @@ GONE = "Could not be checked ({key}): {what}: re-run {cells}your answer cell, th
 LOST = (
     "Could not be checked ({key}): data your answer uses is no longer on the cluster (cancelled or released by a later "
     "cell, lost in a restart, or made on a cluster closed since): re-run {cells}your answer cell, then this check."
+)
+
+#: The same when the answer cell itself cancels them: running it again cannot help.
+CANCELS = (
+    "Not yet ({key}): your answer's results on the workers were cancelled or lost, and your answer cell itself drops them "
+    "({call}), so running it again cannot help. Remove that call, run the cell, then this check."
 )
 
 #: What a check says when a name an earlier cell of the notebook makes (not an answer name) is not in the kernel.
@@ -116,7 +123,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         try:
             exercise.early({n: v for n, v in answers.items() if v is not Ellipsis})
         except Hint as hint:
-            return Verdict(False, True, f"Not yet ({key}): {hint}")
+            return _not_yet(key, hint)
     raised = raised_cell(namespace, exercise.names)
     if raised:
         return Verdict(False, True, f"Could not be checked ({key}): {raised}")
@@ -135,22 +142,26 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if exercise.cluster and cluster_state(namespace) == "none":
         return Verdict(False, True, no_cluster(key, namespace))
     if exercise.cluster and cluster_closed(namespace):
-        return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
+        return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names)))
     if exercise.cluster:
         client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
+    if gone and own_cancel(namespace, exercise.names):
+        return Verdict(False, True, CANCELS.format(key=key, call=own_cancel(namespace, exercise.names)))
     if gone:
         return Verdict(False, True, GONE.format(key=key, what=gone, cells=_remake(namespace, exercise.names)))
     try:
         text = exercise.judge(answers, namespace)
     except Hint as hint:
-        return Verdict(False, True, _labelled(key, str(hint)))
+        return _not_yet(key, hint)
     except Exception as err:  # a wrong type or a broken computation: a hint, never a raw traceback
         first = (str(err).strip().splitlines() or [""])[0][:300]
         if _not_made(err, namespace):
             return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
         if exercise.cluster and cluster_closed(namespace):
-            return Verdict(False, True, CLOSED.format(key=key, cells=_remake(namespace, exercise.names)))
+            return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names)))
+        if exercise.cluster and own_cancel(namespace, exercise.names) and "Cancelled" in type(err).__name__:
+            return Verdict(False, True, CANCELS.format(key=key, call=own_cancel(namespace, exercise.names)))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
             return Verdict(False, True, LOST.format(key=key, cells=_remake(namespace, exercise.names)))
         return Verdict(
@@ -174,6 +185,11 @@ def _labelled(key: str, hint: str) -> str:
     return f"Not yet ({key}): {hint}"
 
 
+def _not_yet(key: str, hint: Hint) -> Verdict:
+    """The verdict for a hint: one label (:func:`_labelled`)."""
+    return Verdict(False, True, _labelled(key, str(hint)))
+
+
 def _not_made(err: Exception, namespace: dict[str, Any]) -> bool:
     """True for the KeyError of a judge reading a notebook name (``ns["s_host"]``) that the kernel does not have."""
     name = err.args[0] if isinstance(err, KeyError) and err.args else None
@@ -184,6 +200,12 @@ def _making(namespace: dict[str, Any], name: str) -> str:
     """ "the cell that sets `s_host` (In [15] last time)": the notebook cell to run for ``name``."""
     numbers = cells_making([str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else [], name)
     return f"the cell above that sets `{name}`" + (f" (In [{numbers[-1]}] in this kernel's history)" if numbers else "")
+
+
+def _start(namespace: dict[str, Any]) -> str:
+    """ ": the cell that starts the cluster (In [2])", with the cells making files it reads that are gone (08's scheduler file)."""
+    steps = restart_steps(namespace) if isinstance(namespace.get("In"), list) else None
+    return f": {steps}" if steps else " (the one with `session = kit.start_cluster(...)`)"
 
 
 def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:

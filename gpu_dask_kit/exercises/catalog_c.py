@@ -8,6 +8,7 @@ from typing import Any
 import dask
 
 from .counting import counted_on_cluster
+from .evidence import persisted
 from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
@@ -63,7 +64,15 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
             "summing tasks over x once more instead of fetching the sums already held on the workers. Bring back the "
             "persisted values themselves."
         )
-    held = [v for v in found.reads["col_sums_local"].values() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)]
+    sums = {k: v for k, v in found.reads["col_sums_local"].items() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)}
+    held = [v for v in sums.values() if persisted(v) is None]
+    if sums and not held:  # read from a recipe of the sums, yet no summing ran on the cluster: a local scheduler ran it
+        raise Hint(
+            f"col_sums_local was added up in this notebook's threads, not on the workers: it was computed from "
+            f"{', '.join(f'`{k}`' for k in sorted(sums))}, a recipe whose values no worker holds, and no summing task ran on "
+            "the cluster (a compute with scheduler='threads' or 'sync' runs every task here, x's chunks included). Let the "
+            "workers compute and hold the sums; bring back only those values."
+        )
     if not held:  # neither summed on the cluster nor read from the (held) sums: x came here
         raise Hint(
             "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
@@ -86,9 +95,16 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    if given == 0 and cell is not None and "memory(" in cell:
+        raise Hint(
+            "fraction is 0: session.memory() counts the task results the workers hold now, and they hold none of x now (x "
+            "is a lazy recipe here, and a persisted copy is freed once its last reference is dropped). The question is "
+            "about x's size once persisted, which does not depend on what is held at this moment."
+        )
     require_not_hidden(cell, "fraction", given)
     limits_read(cell)
     numbers_read(cell, x.nbytes, limits)
+    _item_size_typed(cell, x)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
@@ -112,6 +128,21 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
         "the workers' memory limits added up (see scheduler_info)."
     )
+
+
+def _item_size_typed(cell: str | None, x: Any) -> None:
+    """A :class:`Hint` when the answer cell works out x's bytes as shape times a typed item size (``N_ROWS * N_COLS * 8``)."""
+    tree = ast.parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = (node.left, node.right)
+            if any(isinstance(n, ast.Constant) and n.value == x.dtype.itemsize for n in sides) and not any(
+                isinstance(n, ast.Attribute) and n.attr in ("itemsize", "nbytes") for side in sides for n in ast.walk(side)
+            ):
+                raise Hint(
+                    f"your answer cell works out x's size by hand, with the size of one element typed in ({ast.unparse(node)}): "
+                    "right only while x holds that dtype. Read the size in bytes from x itself."
+                )
 
 
 def _rounded_as_shown(text: str, expected: float) -> bool:
@@ -178,7 +209,18 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
-    if cell is not None and not _uses_medians(cell):
+    if cell is not None and _extremes(cell):
+        raise Hint(
+            "speed_up takes the largest and the smallest of the median times, whichever cluster sizes they belong to: "
+            "that is the slowest over the fastest, the speed-up only while the largest cluster happens to be the fastest "
+            "(on a loaded machine it may not be). Take the times by number of workers: one worker, and the largest cluster."
+        )
+    if cell is not None and _rounded_medians(cell, ns, given, expected):
+        raise Hint(
+            "speed_up is a ratio of the medians as the table shows them, rounded to 2 decimal places, so it is off in the "
+            "later digits. Use the unrounded median times."
+        )
+    if cell is not None and not _uses_medians(cell) and not _reads_speed_ups(cell, ns, given, expected):
         raise Hint(
             "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
             "run, and the lesson compares the median of the runs. Use the median times in medians."
@@ -192,6 +234,36 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
+
+
+def _extremes(cell: str) -> bool:
+    """True when the answer cell takes ``max(...)``/``min(...)`` of ``medians.values()`` (times, not cluster sizes)."""
+    for node in ast.walk(ast.parse(cell)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
+            for arg in node.args:
+                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values":
+                    return True
+    return False
+
+
+def _rounded_medians(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
+    """True when ``given`` is the ratio of two medians rounded to 2 places (cell 20's "median s" column), not the speed-up."""
+    medians = ns["medians"]
+    rounded = round(medians[min(medians)], 2) / round(medians[max(medians)], 2)
+    return "median s" in cell and close(given, rounded, rel=1e-9) and not close(given, expected, rel=1e-9)
+
+
+def _reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
+    """True when ``given`` was read from what notebook 07's table cell made of the medians: its ``speed_ups`` (a dict
+    of medians[1] / median per size) or its ``ours["speed-up"]`` column (those, rounded to 2 places)."""
+    names = {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name)}
+    for name in names & {"speed_ups", "ours"}:
+        value: Any = ns.get(name)
+        column = value.get("speed-up") if hasattr(value, "columns") else None
+        found = [float(v) for v in (value.values() if isinstance(value, dict) else column if column is not None else [])]
+        if any(close(v, expected, rel=1e-9) or v == round(expected, 2) for v in found) and close(given, expected, rel=0.01):
+            return True
+    return False
 
 
 def _uses_medians(cell: str) -> bool:

@@ -7,11 +7,11 @@ from typing import Any
 
 import dask
 from dask.utils import key_split
-from distributed import Future
+from distributed import Future, futures_of
 
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
-from .replay import _assigned, _parse, answer_cell
+from .replay import _assigned, _parse, answer_cell, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -35,15 +35,37 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     found = from_cell(ns, names)
     if found is None:
         return
-    prefix = key_split(lazy[0].key)
-    fitting = [r for r in found.runs_for(names[0]) if prefix in r["prefixes"]]
+    name, prefix = names[0], key_split(lazy[0].key)
+    fitting = [r for r in found.runs_for(name) if prefix in r["prefixes"]]
+    replayed = found.values.get(names[1])
+    own = {str(d.key) for d in replayed if hasattr(d, "key")} if isinstance(replayed, (list, tuple)) else set()
+    if _submitted_instead(found.cell, names[1]) or (fitting and own and not any(r["keys"] & own for r in fitting)):
+        raise Hint(
+            f"{name} does not come from {names[1]}: your answer cell sent its own fit calls to the cluster (client.submit "
+            f"or client.map: those do run side by side), and the delayed calls in {names[1]} never ran. The exercise is "
+            f"about the delayed calls: hand {names[1]} itself to Dask, all together."
+        )
+    if not fitting and any(prefix in r["prefixes"] for r in found.runs):
+        how = " (it is written out by hand)" if typed_in(found.cell, name) else ""
+        raise Hint(
+            f"your answer cell computed the fits on the cluster, but {name} is not taken from their results{how}: the line "
+            f"that sets it does not read them. Make {name} from the computed results."
+        )
     if not fitting:
-        raise Hint(f"your answer cell, run again, sent no fits to the cluster: {names[0]} was computed some other way (in this notebook?).")
+        raise Hint(f"your answer cell, run again, sent no fits to the cluster: {name} was computed some other way (in this notebook?).")
     if len(fitting) > 1:
         raise Hint(
             f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (separate compute "
             "calls): each waits for the previous one. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
+
+
+def _submitted_instead(cell: str, lazy_name: str) -> bool:
+    """True when the answer cell calls ``.submit``/``.map`` and never reads ``lazy_name`` (the fits went another way)."""
+    tree = ast.parse(cell)
+    reads = any(isinstance(n, ast.Name) and n.id == lazy_name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
+    calls = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    return not reads and bool(calls & {"submit", "map"})
 
 
 def _is_results(value: Any) -> bool:
@@ -77,9 +99,16 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     for call in calls:
         key = next((k.value for k in call.keywords if k.arg == "key"), None)
         if isinstance(key, ast.Lambda):
-            read = {i for n in ast.walk(key.body) if isinstance(n, ast.Subscript) and (i := _index(n.slice)) is not None}
+            arg = key.args.args[0].arg if key.args.args else None  # the entries of the result itself, not within them
+            read = {
+                i
+                for n in ast.walk(key.body)
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == arg and (i := _index(n.slice)) is not None
+            }
             if read and not read & {3, -1}:
-                return f"by entry {sorted(read)[0]} of each result (max/sorted's key), not by its R²"
+                entry = sorted(read)[0]
+                what = {0: " (its features)", 1: " (its coefficients)", 2: " (its intercept)"}.get(entry, "")
+                return f"by entry {entry} of each result{what} (max/min/sorted's key), not by its R²"
     return None
 
 
@@ -128,8 +157,19 @@ def _early_05_2(filled: dict[str, Any]) -> None:
             )
 
 
+def _persisted(results: Any) -> bool:
+    """True for persisted Delayed objects (``dask.persist(*lazy_fits)``): each points at a result held on a worker."""
+    items = results if isinstance(results, (list, tuple)) else [results]
+    return bool(items) and all(is_lazy(r) for r in items) and all(futures_of(r) for r in items)
+
+
 def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     results = ans["x0_results"]
+    if _persisted(results):
+        raise Hint(
+            "x0_results holds persisted Delayed objects: the fits ran, and their results are held on the workers, but "
+            "x0_results is not those results (still Dask objects pointing at the workers). Store the computed results themselves."
+        )
     if is_lazy(results) or (isinstance(results, (list, tuple)) and any(is_lazy(r) for r in results)):
         raise Hint("x0_results still holds lazy (Delayed) objects: nothing ran yet. Store the computed results.")
     lazy = ans["lazy_fits"]

@@ -57,6 +57,7 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if extra:
         raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
     args = ns.get("args")
+    _copied_from_args(got, args, ns["options_from_args"])
     if not isinstance(args, argparse.Namespace) or ns["options_from_args"](args) != got:
         raise Hint(
             "script_options was not made by the script's parser: there is no `args` from parser.parse_args in this "
@@ -69,6 +70,21 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
         )
     return "four flags, parsed by the same parser a script uses."
+
+
+def _copied_from_args(got: dict[str, Any], args: Any, options_from_args: Any) -> None:
+    """A :class:`Hint` when ``got`` holds entries of ``vars(args)`` as the parser left them (text), not converted."""
+    parsed = vars(args) if isinstance(args, argparse.Namespace) else {}
+    if not parsed or not all(k in parsed and parsed[k] == v for k, v in got.items()):
+        return
+    converted = options_from_args(args)
+    raw = next((k for k in got if k in converted and converted[k] != got[k]), None)
+    if raw is not None:
+        raise Hint(
+            f"script_options was copied from vars(args): those are the parser's values as it read them from the command "
+            f"line ({raw} is {got[raw]!r}, a string), not the options a cluster takes. The kit has a function that turns args "
+            "into those options, converting each value (see the cells above): use it."
+        )
 
 
 def _set_by_hand(ns: dict[str, Any]) -> str | None:
@@ -219,6 +235,14 @@ def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
     if given is not None and close(given, 32 * 2**30, rel=0.001):
         raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")
+    limit = ns.get("limit")
+    if given is not None and isinstance(limit, (int, float)) and limit and close(given, limit / 8, rel=0.001):
+        whose = (
+            "host memory limit of this notebook's GPU workers"
+            if getattr(ns.get("session"), "mode", "") == "gpu"
+            else "memory limit of this notebook's CPU workers"
+        )
+        raise Hint(f"that is 1/8 of `limit`, the {whose} (from scheduler_info), not of the 32 GiB GPU the question is about.")
     size_answer(ans["partition_bytes"], 4 * 2**30, "partition_bytes", "Take NVTabular's fraction of the GPU's 32 GiB (GiB = 2**30 bytes).")
     return "partitions this size leave room for their copies and a shuffle's buffers."
 

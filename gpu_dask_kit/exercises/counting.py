@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import os
 from typing import Any
 
 from dask.utils import key_split
@@ -22,6 +24,8 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
 
     The answer cell is run again (``from_cell``); outside IPython, the latest computation on the cluster is read."""
     found = from_cell(ns, ("rows_per_name",), values=("rows_per_name",))
+    if found is not None:
+        _read_back(found.cell, list(found.reads["rows_per_name"].values()), ns)
     client = client_of(ns)
     runs = found.runs_for("rows_per_name") if found is not None else all_runs(client) if client is not None else []
     last = runs[-1]["prefixes"] if runs else set()
@@ -56,3 +60,49 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
             "your answer's computation on the cluster did not count rows: the processed data came back to this notebook (or "
             "was read here) and was counted here, on one core. Let the workers count per code; bring back only the counts."
         )
+
+
+def paths_of(value: Any) -> list[str]:
+    """The paths ``value`` stands for: itself (a path string), or every path a Dask DataFrame's expression reads.
+
+    >>> paths_of("/data/x"), paths_of(3)
+    (['/data/x'], [])
+    """
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    expr: Any = getattr(value, "expr", None)
+    found: list[str] = []
+    for node in expr.walk() if hasattr(expr, "walk") else ():
+        for operand in getattr(node, "operands", ()):
+            items = operand if isinstance(operand, (list, tuple)) else [operand]
+            found += [os.fspath(i) for i in items if isinstance(i, (str, os.PathLike))]
+    return found
+
+
+def _under(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return path == folder or path.startswith(folder + os.sep)
+
+
+def _read_back(cell: str, reads: list[Any], ns: dict[str, Any]) -> None:
+    """A :class:`Hint` unless the statements making rows_per_name read the processed Parquet (``PROCESSED``, a path in
+    it, a frame read from it, or its parent folder joined with its name in the cell)."""
+    processed, raw = ns.get("PROCESSED"), ns.get("RAW")
+    if not isinstance(processed, str):
+        return  # not notebook 07's namespace: nothing to compare with
+    paths = [p for value in reads for p in paths_of(value) if os.path.isabs(p)]
+    literals = {n.value for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    if any(_under(p, processed) for p in paths):
+        return
+    if os.path.basename(processed) in literals and any(_under(processed, p) for p in paths):
+        return  # os.path.join(WORKDIR, "processed")
+    if isinstance(raw, str) and any(_under(p, raw) for p in paths):
+        raise Hint(
+            "rows_per_name was counted from the raw input (the Parquet in RAW), with its names turned into codes again in "
+            "your cell: the counts match, but the exercise is reading back what the pipeline wrote. Read the processed "
+            "Parquet (the output of etl(...)) with dask.dataframe and count there."
+        )
+    raise Hint(
+        "your answer cell did not read the processed Parquet back: rows_per_name was counted from data already in this "
+        "notebook (a frame made earlier, or the raw input). Read the Parquet the pipeline wrote with dask.dataframe and count there."
+    )

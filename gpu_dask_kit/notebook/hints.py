@@ -12,6 +12,7 @@ loads it in IPython), makes IPython print it under the traceback.
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Any
 
 from ..clients import connection_hint, foreign_default_client
@@ -83,11 +84,20 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
-    # a re-run error's traceback is distributed's internals, an option error's the kit's own checks: its last line
-    # (the error names the option, the value, what is accepted and what to do), then any sentence, say it all
-    brief = cause_of(value) is not None or isinstance(value, OptionError)
-    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=brief)
-    hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
+    """IPython's custom exception handler. It never raises: IPython unregisters a handler that raised ("Custom TB
+    Handler failed, unregistering") and every later error in the kernel would come raw. A failure of the kit's own
+    (a namespace value it misreads, say) shows the learner's traceback in full, without a hint."""
+    try:
+        hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
+        # a re-run error's traceback is distributed's internals, an option error's the kit's own checks: its last line
+        # (the error names the option, the value, what is accepted and what to do), then any sentence, say it all
+        short = (hint is not None and cause_of(value) is not None) or isinstance(value, OptionError)
+    except Exception:
+        hint, short = None, False
+    try:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=short)
+    except Exception:
+        traceback.print_exception(etype, value, tb)
     if hint:
         print(hint)
     return None

@@ -25,7 +25,7 @@ from typing import Any
 
 from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
 
-__all__ = ["explain_rerun", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
+__all__ = ["explain_rerun", "restart_steps", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
 
 _NO_FILES = "No files satisfy the `parquet_file_extension` criteria"  # dask.dataframe.read_parquet of an empty folder
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
@@ -47,6 +47,17 @@ def cause_of(exc: BaseException) -> str | None:
     if isinstance(exc, AttributeError) and "'NoneType' object" in text and _raised_in(exc, "gpu_dask_kit", last=True):
         return "closed"  # a closed session's client has no scheduler any more (e.g. session.scheduler_address)
     return None
+
+
+def _is_session(value: Any) -> bool:
+    """True for a value whose class has an ``is_alive`` method (a session). Asked of the class: a Delayed answers any
+    attribute with another (callable) Delayed, whose truth raises TypeError.
+
+    >>> import dask
+    >>> _is_session(dask.delayed(abs)), _is_session(None)
+    (False, False)
+    """
+    return callable(getattr(type(value), "is_alive", None))
 
 
 def _text(exc: BaseException) -> str:
@@ -164,6 +175,19 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
     return ", then ".join(steps)
 
 
+def restart_steps(namespace: Mapping[str, Any]) -> str | None:
+    """The cells to run to have the notebook's cluster again, as the re-run sentence says them: the cell that starts
+    it (the last whose own line does ``session = ...start_cluster(``) with the cells making the files it reads that are
+    gone; None when ``In`` has no such cell. For messages that know the cluster is closed (the exercise checks).
+
+    >>> restart_steps({"In": ["", "import gpu_dask_kit as kit", "session = kit.start_cluster()", "session.close()"]})
+    'the cell that starts the cluster (In [2])'
+    """
+    history = [str(s) for s in namespace.get("In", [])] + ["session"]  # as if one cell read just the session
+    start = start_cell(history, None, {"session"})
+    return _steps(history, namespace, set(), start) if start else None
+
+
 def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str]) -> str | None:
     """The cells to run again, in order, to make ``names`` afresh (and what they need that is gone), as the re-run
     sentence says them: "the cell that makes `x` (In [5]), then ..." (None when no cell in ``In`` makes them).
@@ -200,8 +224,8 @@ def explain_rerun(
         steps = _steps(history, namespace, stale, None) or "the cells above that persist() or submit() the data it uses"
         return f"gpu-dask-kit: the cluster restarted (or lost a worker) since this data was made, so it is gone; re-run {steps}, then this cell."
     reads = names_read(history[-1], namespace) if history else set()
-    used = [namespace[name] for name in reads if callable(getattr(namespace.get(name), "is_alive", None))] or [session]
-    alive = all(s is not None and s.is_alive() for s in used)  # the sessions the failing cell reads, else the current one
+    used = [namespace[name] for name in reads if _is_session(namespace.get(name))] or [session]
+    alive = all(s is not None and s.is_alive() is True for s in used)  # the sessions the failing cell reads, else the current one
     start = None if alive else start_cell(history, started_in, reads)
     steps = _steps(history, namespace, stale, start) or "the cell that starts the cluster"
     if cause == "session-closed":  # a lazy computation: a running cluster is all it needs, unless it uses held data

@@ -94,9 +94,8 @@ class ClusterSession(SessionInfo):
         if adaptive is not None:  # a fixed number asked for: adaptive scaling would undo it
             adaptive.stop(reason="session.scale")
         reached = self.deployment.scale(int(options.n_workers or 1), timeout)  # the start's rule: one per GPU, whole jobs
-        if reached and adaptive is not None:  # an adapt cycle under way when stopped may still scale: after it, once more
-            time.sleep(float(getattr(adaptive, "interval", 1.0)))
-            reached = self.deployment.scale(int(options.n_workers or 1), timeout)
+        if reached and adaptive is not None:
+            reached = self._undo_last_adapt(self.deployment, adaptive, int(options.n_workers or 1), timeout)
         if not reached:
             raise ClusterStartError(
                 f"The cluster did not reach {options.n_workers} worker(s) within {timeout:g} s; "
@@ -104,6 +103,21 @@ class ClusterSession(SessionInfo):
             )
         self.options = options
         return self
+
+    def _undo_last_adapt(self, deployment: Any, adaptive: Any, n_workers: int, timeout: float) -> bool:
+        """An adapt cycle under way when adaptive scaling stopped can still ask for its own number after the scale
+        (it awaits the scheduler first: more than one interval on a loaded machine). Watch the cluster's plan (the
+        workers its spec asks for) for a few intervals, at least 2 s, and scale back whenever it changes."""
+        interval = float(getattr(adaptive, "interval", 1.0))
+        planned = set(getattr(self.cluster, "plan", ()))
+        deadline = time.monotonic() + max(5 * interval, 2.0)
+        while time.monotonic() < deadline:
+            time.sleep(interval)
+            if set(getattr(self.cluster, "plan", ())) != planned:
+                if not deployment.scale(n_workers, timeout):
+                    return False
+                planned = set(getattr(self.cluster, "plan", ()))
+        return True
 
     def adapt(self, minimum: int = 0, maximum: int | None = None, **kwargs: Any) -> Any:
         """Let the cluster follow the work between ``minimum`` and ``maximum`` workers (distributed's

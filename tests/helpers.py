@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 
+import psutil
 from jupyter_client.manager import KernelManager
 
 OWNER_SCRIPT = textwrap.dedent("""
@@ -58,11 +59,17 @@ def start_kernel(env: dict, startup_timeout: float = 60):
 
 
 def wait_gone(pids, timeout):
-    import psutil
-
+    """True once none of ``pids`` runs (a zombie counts as gone) within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids):
+        if not any(_running(p) for p in pids):
             return True
         time.sleep(0.2)
     return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:  # exited between the look-up and the read (seen: /proc/PID/stat gone)
+        return False

@@ -36,8 +36,6 @@ def folder(session_id: str) -> Path:
 def create(session_id: str) -> Any:
     """New credentials for ``session_id``: written to :func:`folder` (0700 / 0600), returned in memory as a
     ``distributed.security.Security`` with ``require_encryption=True`` (plain TCP is refused)."""
-    from distributed.security import Security  # distributed: imported when a cluster starts
-
     cert, key = _self_signed()
     path = folder(session_id)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -47,6 +45,13 @@ def create(session_id: str) -> Any:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(text)
+    return _every_role(cert, key)
+
+
+def _every_role(cert: str, key: str) -> Any:
+    """One certificate and key (PEM text or file paths) for the client, scheduler and worker roles, TLS required."""
+    from distributed.security import Security  # distributed: imported when a cluster starts
+
     roles = {f"tls_{role}_{part}": value for role in ("client", "scheduler", "worker") for part, value in (("cert", cert), ("key", key))}
     return Security(require_encryption=True, tls_ca_file=cert, **roles)
 
@@ -80,11 +85,8 @@ def _self_signed(days: int = 365) -> tuple[str, str]:
 
 def file_security(session_id: str) -> Any:
     """The session's credentials as file paths (what dask-jobqueue writes into a job script)."""
-    from distributed.security import Security
-
     cert, key = str(folder(session_id) / CERT), str(folder(session_id) / KEY)
-    roles = {f"tls_{role}_{part}": value for role in ("client", "scheduler", "worker") for part, value in (("cert", cert), ("key", key))}
-    return Security(require_encryption=True, tls_ca_file=cert, **roles)
+    return _every_role(cert, key)
 
 
 def load(session_id: str, address: str) -> Any:

@@ -19,6 +19,7 @@ import gpu_dask_kit as kit
 from gpu_dask_kit.errors import OptionError
 
 from .conftest import kit_children
+from .reliability.kernels import end, tree
 from .simgpu import simnvml
 from .simgpu.fixtures import child_env
 
@@ -137,25 +138,14 @@ def _start(cmd, log):
 def _stop(procs):
     """Each process with its children (the nannies' workers), found before any is signalled, terminated, then
     killed after 10 s (a `dask cuda worker` once took the whole 30 s of a plain wait to go on SIGTERM)."""
-    tree = []
-    for proc in procs:
-        try:
-            parent = psutil.Process(proc.pid)
-            tree += [parent, *parent.children(recursive=True)]
-        except psutil.Error:
-            pass
-    for member in tree:
+    members = [member for proc in procs for member in tree(proc.pid)]
+    for member in members:
         try:
             member.terminate()
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(tree, timeout=10)
-    for member in alive:
-        try:
-            member.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(alive, timeout=10)
+    _, alive = psutil.wait_procs(members, timeout=10)
+    end(alive)
     for proc in procs:
         proc.wait()
 

@@ -187,9 +187,8 @@ def external_cluster(tmp_path):
         )
         yield address, str(sched_file), procs
     finally:
-        for p in procs:
+        for p in reversed(procs):  # the worker first: one whose scheduler went first waits ~10 s to reconnect
             p.terminate()
-        for p in procs:
             try:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:

@@ -307,6 +307,31 @@ async def test_factory_cluster_is_listed_and_closed_through_the_route(jp_fetch):
         await cluster.close()
 
 
+async def test_a_shutdown_while_plus_new_is_still_starting_closes_it_through_dask_labextension(jp_fetch):
+    """The sidebar lists a "+ NEW" session from its scheduler's start on, before dask-labextension's request has
+    returned; its Shut down then must not close the cluster behind the manager's back (the Dask pane kept a dead
+    cluster listed: the closed cluster was registered by the manager after the kit had closed it)."""
+    import dask
+    from dask_labextension.manager import manager
+
+    from gpu_dask_kit.integrations import labextension as labext
+
+    with dask.config.set({"labextension.factory.kwargs": {"device": "cpu", "n_workers": 1}}):
+        launch = asyncio.ensure_future(manager.start_cluster())
+        deadline = time.monotonic() + 60
+        while not (listed := registry.list_sessions()) and time.monotonic() < deadline:  # what the sidebar lists
+            await asyncio.sleep(0.005)
+        (sid,) = [r.id for r in listed]
+        assert not launch.done(), "the start ended before the shutdown: this test did not test a shutdown during the start"
+        code, _ = await asyncio.wait_for(fetch_json(jp_fetch, f"sessions/{sid}", method="DELETE"), 60)
+        model = await asyncio.wait_for(launch, 60)
+    assert code == 204
+    assert manager.list_clusters() == [], "dask-labextension still lists the cluster that was shut down"
+    assert model["id"] and labext.in_server_ids() == set()
+    with pytest.raises(KeyError):
+        registry.get_session(sid)
+
+
 async def test_factory_cluster_closed_by_its_owner_leaves_no_record():
     from gpu_dask_kit.integrations import labextension as labext
 

@@ -40,6 +40,10 @@ __all__ = ["make_cluster", "in_server_ids", "close_in_server"]
 _clusters: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
 #: The sessions of the synchronous factory, by id (their close restores the config and ends the processes).
 _sessions: dict[str, ClusterSession] = {}
+#: Asynchronous starts under way, by session id: set when the start has ended (a shutdown that comes meanwhile waits).
+_starting: dict[str, asyncio.Event] = {}
+#: How long a shutdown that came during the start waits for dask-labextension's manager to list the new cluster.
+MANAGER_WAIT_S = 10.0
 
 
 def make_cluster(*args: Any, asynchronous: bool = False, **kwargs: Any) -> Any:
@@ -71,17 +75,22 @@ async def _start_async(options: ClusterOptions) -> Any:
     report = await asyncio.to_thread(detect, options.device)  # NVML and metadata off the loop
     plan = make_plan(options, report)
     record = local.new_record(options, plan, "labextension")
-    security = await asyncio.to_thread(local.session_security, options, record)  # the session's own TLS credentials
+    started = _starting[record.id] = asyncio.Event()  # the sidebar lists the session from the scheduler's start on
     try:
-        cluster = await local.build_cluster(options, plan, record=record, asynchronous=True, security=security)
-    except BaseException:
-        credentials.remove(record.id)
-        raise
-    check = ResourceCheck()
-    cluster.scheduler.add_plugin(check)  # in this process: the scheduler of an asynchronous LocalCluster
-    await check.start(cluster.scheduler)
-    _clusters[record.id] = cluster
-    return cluster
+        security = await asyncio.to_thread(local.session_security, options, record)  # the session's own TLS credentials
+        try:
+            cluster = await local.build_cluster(options, plan, record=record, asynchronous=True, security=security)
+        except BaseException:
+            credentials.remove(record.id)
+            raise
+        check = ResourceCheck()
+        cluster.scheduler.add_plugin(check)  # in this process: the scheduler of an asynchronous LocalCluster
+        await check.start(cluster.scheduler)
+        _clusters[record.id] = cluster
+        return cluster
+    finally:
+        _starting.pop(record.id, None)
+        started.set()
 
 
 def _record_plugin(cluster: Any) -> SessionRecordPlugin | None:
@@ -91,8 +100,8 @@ def _record_plugin(cluster: Any) -> SessionRecordPlugin | None:
 
 
 def in_server_ids() -> set[str]:
-    """Ids of the live sessions this process started through the factory."""
-    live = set()
+    """Ids of the live sessions this process started through the factory, and of those it is starting."""
+    live = set(_starting)
     for sid, cluster in list(_clusters.items()):
         plugin = _record_plugin(cluster)
         if plugin is None or plugin.closed:
@@ -104,7 +113,15 @@ def in_server_ids() -> set[str]:
 
 async def close_in_server(session_id: str) -> None:
     """Close a factory cluster of this process on the running loop, through dask-labextension's manager
-    when it holds the cluster (so the Dask pane drops it too); the scheduler plugin removes the record."""
+    when it holds the cluster (so the Dask pane drops it too); the scheduler plugin removes the record.
+
+    A shutdown that comes while the cluster is still starting (the sidebar lists it from the scheduler's start on,
+    before the "+ NEW" request has returned) waits for the start to end and for dask-labextension's manager to list
+    the cluster, then closes it through the manager: closed behind the manager's back, it would stay in the Dask pane.
+    """
+    started = _starting.get(session_id)
+    if started is not None:
+        await started.wait()
     cluster = _clusters.get(session_id)
     if cluster is None:
         raise KeyError(session_id)
@@ -117,9 +134,20 @@ async def close_in_server(session_id: str) -> None:
         from dask_labextension.manager import manager
     except ImportError:
         manager = None
-    held = [m["id"] for m in (manager.list_clusters() if manager is not None else []) if m.get("scheduler_address") == cluster.scheduler_address]
+    held = _held_by(manager, cluster)
+    if not held and started is not None and manager is not None:  # the manager registers it once our factory returned
+        deadline = asyncio.get_running_loop().time() + MANAGER_WAIT_S
+        while not held and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+            held = _held_by(manager, cluster)
     if held:
         await manager.close_cluster(held[0])
     else:
         await cluster.close()
     _clusters.pop(session_id, None)
+
+
+def _held_by(manager: Any, cluster: Any) -> list[str]:
+    """dask-labextension's ids of ``cluster`` (empty without the manager or before it registered the cluster)."""
+    models = manager.list_clusters() if manager is not None else []
+    return [m["id"] for m in models if m.get("scheduler_address") == cluster.scheduler_address]

@@ -105,11 +105,10 @@ class SessionHandler(KitHandler):
 
         sid = self._valid(session_id)
         try:
-            await self.in_thread(registry.get_session, sid)
-            if sid in labext.in_server_ids():
+            if sid in labext.in_server_ids():  # also one still starting (its record may not be written yet)
                 await labext.close_in_server(sid)  # on this event loop, through dask-labextension's manager
             else:
-                await self.in_thread(shutdown_session, sid)
+                await self.in_thread(shutdown_session, sid)  # KeyError for an unknown id
         except KeyError as exc:
             raise web.HTTPError(404, _text(exc)) from None
         self.set_status(204)

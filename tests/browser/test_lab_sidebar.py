@@ -193,6 +193,11 @@ def test_dask_pane_new_creates_a_kit_cluster_in_our_list(lab_page, lab_server):
     # The record is written when the scheduler starts; the scheduler plugin adds each worker as it registers.
     pids = wait_until(lambda: [p["pid"] for p in json.loads(path.read_text())["processes"]], timeout=60)
     assert pids, "the session record never listed the workers of the + NEW cluster"
+    # dask-labextension's front end points its pane at the new cluster when its launch request returns, which can be
+    # after the record lists the workers: wait for that, or it replaces the URL "Open in Dask pane" puts there below.
+    lab_page.wait_for_function(
+        "() => [...document.querySelectorAll('#dask-dashboard-launcher input')].some(i => i.value.includes('dask/dashboard/'))", timeout=60_000
+    )
 
     show_sidebar(lab_page)
     row = session_row(lab_page, sid)

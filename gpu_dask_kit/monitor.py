@@ -1,6 +1,6 @@
 """Memory snapshots per worker as plain data, from what workers report; each figure means one thing.
 
-``snapshot(client)`` reads the scheduler's view of its workers (``client.scheduler_info()``), which every
+``snapshot(client)`` reads the scheduler's view of its workers (:func:`gpu_dask_kit.scheduler_view.workers`), which every
 worker refreshes at each heartbeat: process memory and memory limit (distributed's metrics), the GPU's
 total memory and what all its processes use (distributed's NVML metrics: shown only as "GPU total in
 use"), and the kit's heartbeat metric (:class:`gpu_dask_kit.plugins.KitMetrics`: PID, device index and
@@ -19,6 +19,8 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from . import scheduler_view
 
 __all__ = ["WorkerMemory", "ClusterMemory", "snapshot", "snapshot_scheduler", "worker_memory", "as_bytes", "MEMORY_WARN", "MEMORY_CRITICAL"]
 
@@ -138,7 +140,7 @@ def _workers(client: Any, fresh: bool) -> dict[str, Any]:
     """The scheduler's worker info; with ``fresh``, once every worker has sent a heartbeat since the call."""
     since, deadline = time.time(), time.monotonic() + FRESH_TIMEOUT
     while True:
-        workers: dict[str, Any] = client.scheduler_info(n_workers=-1)["workers"]
+        workers: dict[str, Any] = scheduler_view.workers(client)
         if not fresh or time.monotonic() > deadline or all((w.get("last_seen") or 0) >= since for w in workers.values()):
             return workers
         time.sleep(0.05)

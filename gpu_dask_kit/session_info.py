@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from . import clients
+from . import clients, scheduler_view
 
 __all__ = ["SessionInfo", "CONNECT_OPTIONS", "plain_reason", "replaced_message"]
 
@@ -62,7 +62,7 @@ class SessionInfo:
 
     @property
     def n_workers(self) -> int:
-        return len(self.kit_client.scheduler_info(n_workers=-1)["workers"])
+        return len(scheduler_view.workers(self.kit_client))
 
     @property
     def closed(self) -> bool:

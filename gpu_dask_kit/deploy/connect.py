@@ -11,7 +11,7 @@ from typing import Any
 
 import dask.config
 
-from .. import credentials, registry
+from .. import credentials, registry, scheduler_view
 from ..environment import EnvironmentReport, detect
 from ..errors import ConnectError
 from ..options import ClusterOptions
@@ -139,7 +139,7 @@ def start(options: ClusterOptions, *, started_by: str = "connect", security: Any
             link = client.dashboard_link or None
         except Exception:
             link = None
-        n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        n_workers = len(scheduler_view.workers(client))
         record = registry.register(
             scheduler_address=client.scheduler.address, dashboard_link=link, mode=mode, n_workers=n_workers, options=options.to_dict(), started_by="connect"
         )

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import registry
+from .. import registry, scheduler_view
 from ..errors import OptionError
 from ..plan import ClusterPlan
 
@@ -43,7 +43,7 @@ def wait_for_workers(client: Any, n_workers: int, timeout: float) -> bool:
     worker-status watcher, and the cluster's close stops half-way (status stays "closing")."""
     deadline = time.monotonic() + timeout
     while True:
-        workers = client.scheduler_info(n_workers=-1)["workers"].values()
+        workers = scheduler_view.workers(client).values()
         if len(workers) == n_workers and all(w.get("status", "running") == "running" for w in workers):
             return True
         if time.monotonic() > deadline:

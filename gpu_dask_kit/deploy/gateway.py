@@ -23,7 +23,7 @@ try:
 except ImportError as exc:  # imported only for deploy="gateway" (deploy.deployment.target_module)
     raise ImportError(f"deploy='gateway' needs dask-gateway: pip install 'gpu-dask-kit[gateway]' (or pip install dask-gateway) ({exc})") from exc
 
-from .. import registry
+from .. import registry, scheduler_view
 from ..environment import EnvironmentReport, detect
 from ..errors import ClusterStartError, OptionError
 from ..options import ClusterOptions
@@ -129,7 +129,7 @@ class GatewayDeployment(Deployment):
     def scale(self, n_workers: int, timeout: float = 60.0) -> bool:
         _scale(self.cluster, n_workers)
         reached = wait_for_workers(self.client, n_workers, timeout)
-        self.record.n_workers = len(self.client.scheduler_info(n_workers=-1)["workers"])
+        self.record.n_workers = len(scheduler_view.workers(self.client))
         registry.update(self.record)  # `gpu-dask-kit sessions` and the sidebar show the new count
         return reached
 
@@ -182,7 +182,7 @@ def _attach(cluster: Any, options: ClusterOptions, started_by: str, report: Envi
     try:
         client = cluster.kit_client = cluster.get_client(set_as_default=True)
         _OPEN.add(cluster)
-        have = len(client.scheduler_info(n_workers=-1)["workers"])
+        have = len(scheduler_view.workers(client))
         n_workers = options.n_workers or (have if not created and have else DEFAULT_WORKERS)
         if n_workers != have:
             _scale(cluster, n_workers)

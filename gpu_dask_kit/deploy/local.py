@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .. import credentials, registry
+from .. import credentials, registry, scheduler_view
 from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
 from ..options import ClusterOptions
@@ -148,7 +148,7 @@ def options_timeout(options: ClusterOptions) -> float:
 
 def worker_pids(client: Any) -> list[int]:
     """PIDs the workers reported to the scheduler when they registered (sorted)."""
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    workers = scheduler_view.workers(client).values()
     return sorted(int(w["pid"]) for w in workers if w.get("pid"))
 
 

@@ -4,8 +4,8 @@
 client's *cached* identity after refreshing it, and the client's own periodic refresh (every
 ``distributed.client.scheduler-info-interval``, 2 s by default) asks for no workers at all. When that refresh
 lands between the fetch and the return, the call answers with an empty ``workers``: "0 worker(s)" on a busy
-machine, a memory sum of 0, a wait for workers that never ends (distributed 2026.7.1, ``Client.scheduler_info``
-and ``Client._update_scheduler_info``). :func:`workers` asks the scheduler directly instead.
+machine, a memory sum of 0, a wait for workers that never ends (distributed 2026.7.1: ``Client.scheduler_info``
+and the client's periodic refresh). :func:`workers` asks the scheduler directly instead.
 """
 
 from __future__ import annotations

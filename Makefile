@@ -58,10 +58,11 @@ UNIT_IGNORE := --ignore=tests/browser --ignore=tests/reliability --ignore=tests/
 # The kit's own modules as .pyc (the editable install is not compiled by --compile-bytecode): what Python
 # writes itself on first import, unless PYTHONDONTWRITEBYTECODE is set.
 BYTECODE := $(BIN)/python -m compileall -q gpu_dask_kit tests bench >/dev/null
-# Two pytest-xdist workers: most of a test's time is waiting for processes it started (workers, kernels,
-# scripts), so two run side by side. The tests that share SLURM's controller (tests/slurm starts and stops it;
-# the start-path test submits jobs while it runs) then run in one process, in that order.
-XDIST := -n 2
+# Three pytest-xdist workers on 2 cores: much of a test's time is waiting for processes it started (workers,
+# kernels, scripts), and two workers left ~half a core idle (CPU 1.5 x wall). Passed at load 4-5 beside other
+# suites. The tests that share SLURM's controller (tests/slurm starts and stops it; the start-path test submits
+# jobs while it runs) run in `make test-slurm`, in one process, in that order.
+XDIST := -n 3
 SLURM_SERIAL := tests/test_start_paths.py::test_every_entry_point_follows_an_instructors_deploy_slurm
 
 test-unit: setup

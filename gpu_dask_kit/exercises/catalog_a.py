@@ -10,14 +10,16 @@ from dask.utils import key_split
 from distributed import futures_of
 
 from .chunks import check_a, chunks_merged
-from .evidence import client_of, latest_run
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
-from .replay import Replay, answer_cell
+from .replay import answer_cell
 from .sizes import size_answer
+from .spelled import require_each_limit, require_not_spelled
+from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
 from .typed import numbers_read
-from .values import as_bytes, as_fraction, as_number, close
+from .values import as_bytes, as_fraction, as_number, close, unit_mixup
+from .zeroed import require_contributes
 
 # --- 00 · start here ---------------------------------------------------------------------------------
 
@@ -51,8 +53,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"total is summed as {total.dtype}: the sum of squares overflows {total.dtype.itemsize * 8} bits. Keep 64-bit integers.")
     if getattr(total, "shape", ()) != ():
         raise Hint(f"total has shape {total.shape}: it should be ONE number. Square every element, then add them all up.")
-    value = total.compute()
     expected = (n - 1) * n * (2 * n - 1) // 6
+    cell = answer_cell(ns, "total")
+    require_not_hidden(cell, "total", expected, rel=1e-12)
+    require_contributes(cell, "total")  # (a**2).sum() * 0 + a formula: the value is the formula's
+    value = total.compute()
     exact = type(value).__module__ in ("numpy", "cupy") and "int" in str(getattr(value, "dtype", ""))
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
         simple = n * (n - 1) // 2
@@ -60,7 +65,6 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if (int(value) if exact else as_number(value)) == expected + n * n:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
-    require_not_hidden(answer_cell(ns, "total"), "total", expected, rel=1e-12)
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
 
 
@@ -80,7 +84,10 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is ONE worker's limit; the cluster has {len(limits)} workers. The question asks for all of them together.")
     if given is not None and close(given, psutil.virtual_memory().total, rel=0.01) and not close(given, expected, rel=0.01):
         raise Hint(f"that is this machine's memory, not what the workers may use. {look}")
-    numbers_read(answer_cell(ns, "cluster_memory"), None, limits, name="cluster_memory")
+    cell = answer_cell(ns, "cluster_memory")
+    require_not_spelled(cell, "cluster_memory")
+    numbers_read(cell, None, limits, name="cluster_memory")
+    require_each_limit(cell, "cluster_memory", limits)
     size_answer(value, expected, "cluster_memory", look)
     return f"that is how much host memory the {len(limits)} workers may use together."
 
@@ -95,6 +102,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fresh(ns, ("workshop_options",))
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {describe(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
+    if opts.device == "cpu":
+        raise Hint(
+            "workshop_options asks for CPU workers (device='cpu'): on the GPU node the prompt describes, the workers would "
+            "then leave the GPUs unused, and the GPU options (the spilling limit, the allocator) only act on GPU workers. "
+            "Where to look: leave device out ('auto' picks GPU workers where there are GPUs), or ask for GPU workers."
+        )
     limit = opts.device_memory_limit
     pool = as_fraction(opts.rmm_pool_size) if opts.rmm_pool_size is not None else None
     if pool is not None and pool <= 1 and close(pool, 0.6, abs_=1e-9) and not close(as_fraction(limit), 0.6, abs_=1e-9):
@@ -123,16 +136,33 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
-    percent = "%" in (answer_cell(ns, "workshop_options") or "")
+    percent = _percent_given(answer_cell(ns, "workshop_options"), "device_memory_limit")
     note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""
     return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port."
 
 
+def _percent_given(cell: str | None, option: str) -> bool:
+    """True when the answer cell passes ``option`` as a percent string (``device_memory_limit="60%"``)."""
+    try:
+        tree = ast.parse(cell or "")
+    except SyntaxError:
+        return False
+    given = (k.value for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords if k.arg == option)
+    return any(isinstance(v, ast.Constant) and isinstance(v.value, str) and "%" in v.value for v in given)
+
+
 def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fresh(ns, ("spill_at",))
+    expected = int(0.6 * 16 * 2**30)
+    if isinstance(ans["spill_at"], str) and unit_mixup(as_bytes(ans["spill_at"]), expected):
+        raise Hint(
+            "spill_at is written in a decimal unit (MB or GB: powers of 1000 bytes), while the GPU size in the prompt is in "
+            "a binary unit (GiB: powers of 1024 bytes): the two differ by about 7%. Where to look: work in the prompt's "
+            "unit, or give the bytes."
+        )
     size_answer(
         ans["spill_at"],
-        int(0.6 * 16 * 2**30),
+        expected,
         "spill_at",
         "device_memory_limit is a share of each GPU's memory: apply it to the GPU size the prompt gives, in its unit; answer in bytes or with a unit.",
     )
@@ -140,59 +170,6 @@ def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 # --- 02 · arrays and SVD -----------------------------------------------------------------------------
-
-
-def _rank_error(s: Any, k: int) -> float:
-    import numpy as np
-
-    return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
-
-
-def _ratio_in_one_run(found: Replay) -> None:
-    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
-    summing = [r for r in found.working("rank10_error") if any("sum" in p for p in r["prefixes"])]
-    if not summing and found.working("rank10_error") and "ord" in found.cell:
-        raise Hint(
-            "the workers computed a norm, but not the one the question means: with ord=2, da.linalg.norm of a matrix is "
-            "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
-            "sum of all squared entries)."
-        )
-    if "x" not in found.reads.get("rank10_error", {}):
-        raise Hint(  # from the singular values alone, here or on the workers: the same shortcut, the same hint
-            "the error was worked out from the singular values alone (the theory's shortcut, from values already here or on "
-            "the workers), never from x. The exercise "
-            "measures the approximation itself: build approx from u, s and v, and let the workers compute the ratio of "
-            "the two norms, norm(x - approx) and norm(x)."
-        )
-    if not summing:
-        raise Hint(
-            "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "
-            "NumPy did the work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, "
-            "u, s and v, and compute only the result."
-        )
-    if len(summing) > 1:
-        raise Hint(
-            f"your answer cell computed the norms in {len(summing)} separate computations (each reads x again): hand "
-            "both to Dask at once (one expression, or one call with both), so one pass over x shares the work."
-        )
-
-
-def _ran_on_cluster(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` unless the latest computation on the cluster was the whole ratio (both norms, divided)."""
-    client = client_of(ns, ns["x"])
-    run = latest_run(client) if client is not None else None
-    prefixes = run["prefixes"] if run else set()
-    if not any(p.startswith("sum") for p in prefixes):
-        raise Hint(
-            "the error was not computed by the workers: x (or the SVD's factors) came back here whole and NumPy did the "
-            "work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s and v, "
-            "and compute only the one number."
-        )
-    if not any(p.startswith("truediv") for p in prefixes):
-        raise Hint(
-            "the two norms were computed in separate steps (the latest computation is not the whole ratio): build the "
-            "ratio as one Dask expression, so one computation shares the work, then compute it once."
-        )
 
 
 def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -210,15 +187,16 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
         )
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
+    require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
     if found is None:  # not in IPython (no input history): the scheduler's latest computation
-        _ran_on_cluster(ns)
+        ran_on_cluster(ns)
     else:
-        _ratio_in_one_run(found)
+        ratio_in_one_run(found)
     s = np.asarray(ns["s_host"], dtype=float)
-    expected = _rank_error(s, 10)  # what theory says (Eckart-Young)
+    expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
         return "the rank-10 approximation's relative error, as theory predicts from the singular values."
-    ranks = [k for k in range(1, len(s)) if k != 10 and close(number, _rank_error(s, k), rel=1e-6, abs_=1e-6)]
+    ranks = [k for k in range(1, len(s)) if k != 10 and close(number, rank_error(s, k), rel=1e-6, abs_=1e-6)]
     if ranks:
         raise Hint(f"that is the error of a rank-{ranks[0]} approximation: count the singular values you keep (the first 10).")
     if close(number, expected**2, rel=1e-6, abs_=1e-6):
@@ -229,7 +207,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if digits is not None or close(number, expected, rel=1e-3):
         some = f"rounded to {digits} decimals" if digits is not None else "to a few digits only"
         raise Hint(f"that is the relative error of the rank-10 approximation {some}: a rounded number is not accepted. Store the computed value.")
-    divides = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(_cell_tree(found, ns)))
+    divides = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(cell_tree(found, ns)))
     if number > 1 and not divides:
         raise Hint("a relative error above 1 means the difference is larger than x: divide norm(x - approx) by norm(x).")
     if number > 1:
@@ -262,15 +240,6 @@ def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "Read the fraction from dask.config (distributed.worker.memory.target) and take it of the 600 MiB limit.",
     )
     return "the 'target' fraction of the 600 MiB limit: above it a CPU worker writes its least recently used data to disk."
-
-
-def _cell_tree(found: Replay | None, ns: dict[str, Any]) -> ast.Module:
-    """The answer cell of rank10_error as a syntax tree (empty where there is none)."""
-    cell = found.cell if found is not None else answer_cell(ns, "rank10_error")
-    try:
-        return ast.parse(cell or "")
-    except SyntaxError:
-        return ast.Module(body=[], type_ignores=[])
 
 
 def as_bytes_or_none(value: Any) -> int | None:

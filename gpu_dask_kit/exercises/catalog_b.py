@@ -18,6 +18,7 @@ from .model import Exercise, Hint
 from .replay import Replay, answer_cell
 from .stale import remade_after
 from .values import as_number
+from .zeroed import require_contributes
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
 
@@ -27,6 +28,7 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(ans["max_y_by_name"], "max_y_by_name")
     per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong, answer_cell(ns, "max_y_by_name"))
     found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
+    require_contributes(found.cell if found is not None else answer_cell(ns, "max_y_by_name"), "max_y_by_name")
     if found is None:  # not in IPython: the scheduler's record of work on ddf
         require_worked_on(ns, ns["ddf"], "ddf", "max_y_by_name")
     else:
@@ -47,7 +49,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
     again = remade_after(ns, "ddf", "ddf_fast") if not _same_data(fast, ns["ddf"]) else None
     if again:
-        raise Hint(again)
+        raise Hint(f"could not be checked, because {again}")
     if not _same_data(fast, ns["ddf"]) and made_from(fast, ns["ddf"]) is False:
         raise Hint(
             "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
@@ -65,6 +67,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "mean over all rows: let a Dask groupby aggregation combine the partial sums and counts."
         )
     found = from_cell(ns, ("mean_x_by_name", "ddf_fast"), values=("mean_x_by_name",))
+    require_contributes(found.cell if found is not None else answer_cell(ns, "mean_x_by_name"), "mean_x_by_name")
     if found is None:  # not in IPython: the scheduler's record of work on ddf_fast
         require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
     else:
@@ -186,7 +189,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not _built_from(ns, ddf, demeaned):
         again = remade_after(ns, "ddf", "demeaned")
         if again:
-            raise Hint(again)
+            raise Hint(f"could not be checked, because {again}")
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
@@ -239,6 +242,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if number is None or number != int(number):
         raise Hint(f"rows_in_partition_2 should be a whole number of rows; {describe(value)} is not.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
+    require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2")
     expected = len(ddf.partitions[2])
     if int(number) == expected and found is not None:
         parts = [str(k) for k in flatten(ddf.__dask_keys__())]

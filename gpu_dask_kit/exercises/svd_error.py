@@ -1,0 +1,74 @@
+"""Exercise 02-1's evidence: the rank-10 error, and whether the workers computed it from x in one computation."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .evidence import client_of, latest_run
+from .model import Hint
+from .replay import Replay, answer_cell
+
+__all__ = ["rank_error", "ratio_in_one_run", "ran_on_cluster", "cell_tree"]
+
+
+def rank_error(s: Any, k: int) -> float:
+    import numpy as np
+
+    return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
+
+
+def ratio_in_one_run(found: Replay) -> None:
+    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
+    summing = [r for r in found.working("rank10_error") if any("sum" in p for p in r["prefixes"])]
+    if not summing and found.working("rank10_error") and "ord" in found.cell:
+        raise Hint(
+            "the workers computed a norm, but not the one the question means: with ord=2, da.linalg.norm of a matrix is "
+            "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
+            "sum of all squared entries)."
+        )
+    if "x" not in found.reads.get("rank10_error", {}):
+        raise Hint(  # from the singular values alone, here or on the workers: the same shortcut, the same hint
+            "the error was worked out from the singular values alone (the theory's shortcut, from values already here or on "
+            "the workers), never from x. The exercise "
+            "measures the approximation itself: build approx from u, s and v, and let the workers compute the ratio of "
+            "the two norms, norm(x - approx) and norm(x)."
+        )
+    if not summing:
+        raise Hint(
+            "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "
+            "NumPy did the work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, "
+            "u, s and v, and compute only the result."
+        )
+    if len(summing) > 1:
+        raise Hint(
+            f"your answer cell computed the norms in {len(summing)} separate computations (each reads x again): hand "
+            "both to Dask at once (one expression, or one call with both), so one pass over x shares the work."
+        )
+
+
+def ran_on_cluster(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` unless the latest computation on the cluster was the whole ratio (both norms, divided)."""
+    client = client_of(ns, ns["x"])
+    run = latest_run(client) if client is not None else None
+    prefixes = run["prefixes"] if run else set()
+    if not any(p.startswith("sum") for p in prefixes):
+        raise Hint(
+            "the error was not computed by the workers: x (or the SVD's factors) came back here whole and NumPy did the "
+            "work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s and v, "
+            "and compute only the one number."
+        )
+    if not any(p.startswith("truediv") for p in prefixes):
+        raise Hint(
+            "the two norms were computed in separate steps (the latest computation is not the whole ratio): build the "
+            "ratio as one Dask expression, so one computation shares the work, then compute it once."
+        )
+
+
+def cell_tree(found: Replay | None, ns: dict[str, Any]) -> ast.Module:
+    """The answer cell of rank10_error as a syntax tree (empty where there is none)."""
+    cell = found.cell if found is not None else answer_cell(ns, "rank10_error")
+    try:
+        return ast.parse(cell or "")
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])

@@ -1,0 +1,128 @@
+"""An answer whose Dask part contributes nothing: ``(a ** 2).sum() * 0 + formula`` computes on the workers, but its value
+comes from the notebook-side part (a closed-form formula, plain Python, NumPy on values already here, pandas on a
+gathered frame, typed literals split in two).
+
+The statements that make an answer are read as written: a part multiplied by a zero written out (``* 0``, ``0.0 *``,
+``* (1 - 1)``, ``* False``, ``.mul(0)``, a name set to 0 in the cell), raised to the power 0, or added and subtracted
+again (``- x + x``, ``x + c - x``) contributes nothing to the value, whatever it computed. Any exercise can call
+:func:`require_contributes` with its answer cell and answer name.
+
+>>> zeroing(ast.parse("t = (a ** 2).sum() * 0 + (N - 1) * N"), "t")
+'multiplies part of the expression by 0 (`* 0`)'
+>>> zeroing(ast.parse("t = (a ** 2).sum() * 1 + 0"), "t") is None
+True
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .hidden import literal
+from .model import Hint
+from .replay import _depends, _parse
+
+__all__ = ["zeroing", "require_contributes"]
+
+#: Calls that wrap a value without changing it (for "the same part, added then subtracted").
+_WRAPPERS = frozenset({"float", "int", "compute", "item", "result"})
+
+#: Methods that multiply (pandas/cuDF ``Series.mul``, NumPy ``np.multiply``).
+_MULTIPLY = frozenset({"mul", "multiply", "__mul__", "rmul"})
+
+
+def _number(node: ast.AST, zeros: set[str]) -> float | None:
+    """The number a literal expression writes out (a name in ``zeros`` is 0; ``False`` is 0); None for anything else."""
+    if isinstance(node, ast.Name) and node.id in zeros:
+        return 0.0
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") and len(node.args) == 1:
+        return _number(node.args[0], zeros)
+    if not isinstance(node, ast.expr) or not literal(node):
+        return None
+    try:
+        value = eval(compile(ast.Expression(node), "<written>", "eval"), {"__builtins__": {}})  # literals only (checked)
+    except Exception:
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _terms(node: ast.AST, sign: int = 1) -> list[tuple[int, ast.AST]]:
+    """The signed terms of a chain of sums (``a - b + c``: (+1, a), (-1, b), (+1, c))."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        right = -sign if isinstance(node.op, ast.Sub) else sign
+        return _terms(node.left, sign) + _terms(node.right, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _terms(node.operand, -sign if isinstance(node.op, ast.USub) else sign)
+    return [(sign, node)]
+
+
+def _plain(node: ast.AST) -> str:
+    """``node`` without the wrappers that keep its value (``float(x.compute())`` reads as ``x``), for comparing terms."""
+    while isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _WRAPPERS and len(node.args) == 1:
+            node = node.args[0]
+        elif isinstance(func, ast.Attribute) and func.attr in _WRAPPERS and not node.args:
+            node = func.value
+        else:
+            break
+    return ast.dump(node)
+
+
+def _cancelled(node: ast.AST) -> bool:
+    """True when a chain of sums adds and subtracts the same computed part (``- x + x``, ``x + c - x``)."""
+    terms = [(sign, _plain(t)) for sign, t in _terms(node) if not literal(t)]
+    return any(sign == 1 and (-1, text) in terms for sign, text in terms)
+
+
+def _zero(node: ast.AST, zeros: set[str]) -> bool:
+    """True for a factor that is 0 as written: a literal 0, a product with such a factor, or ``x - x``."""
+    if _number(node, zeros) == 0:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _zero(node.left, zeros) or _zero(node.right, zeros)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        terms = [(sign, _plain(t)) for sign, t in _terms(node)]
+        return all((-sign, text) in terms for sign, text in terms)
+    return False
+
+
+def _why(node: ast.AST, zeros: set[str]) -> str | None:
+    """What one expression node does that leaves a computed part out of the value; None when it does none of that."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for zero, other in ((node.left, node.right), (node.right, node.left)):
+            if _zero(zero, zeros) and not literal(other):
+                return "multiplies part of the expression by 0 (`* 0`)"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MULTIPLY:
+        if any(_zero(arg, zeros) for arg in node.args):
+            return f"multiplies part of the expression by 0 (`.{node.func.attr}(0)`)"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _number(node.right, zeros) == 0 and not literal(node.left):
+        return "raises part of the expression to the power 0 (`** 0`: always 1)"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and _cancelled(node):
+        return "adds a part of the expression and subtracts it again (`- x + x`)"
+    return None
+
+
+def zeroing(tree: ast.Module, name: str) -> str | None:
+    """How the statements of ``tree`` that make ``name`` leave a computed part out of its value (None: they do not)."""
+    body = [tree.body[i] for i in _depends(tree.body, name)]
+    zeros = {t.id for s in body if isinstance(s, ast.Assign) and _number(s.value, set()) == 0 for t in s.targets if isinstance(t, ast.Name)}
+    for statement in body:
+        for node in ast.walk(statement):
+            why = _why(node, zeros)
+            if why:
+                return why
+    return None
+
+
+def require_contributes(cell: str | None, name: str) -> None:
+    """A :class:`Hint` when the answer cell's statements that make ``name`` zero out a part of its expression (see
+    :func:`zeroing`): that part (the Dask computation) then contributes nothing, and the value comes from the rest."""
+    tree = _parse(cell) if cell is not None else None
+    why = zeroing(tree, name) if tree is not None else None
+    if why:
+        raise Hint(
+            f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "
+            "the rest of the expression, worked out in this notebook (a formula, plain Python, NumPy or pandas on data "
+            f"already here, or numbers written out), not from the computation on the workers. Where to look: let the "
+            f"Dask expression alone make {name}, and remove the part that works it out here."
+        )

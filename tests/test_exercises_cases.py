@@ -372,8 +372,13 @@ WRONG = {
             "one future per fit",
             FITS1 + "res = [session.client.compute(f).result() for f in single_fits]\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
         ),
+        (
+            "review 8b: a scatter per call",
+            "single_fits = [fit_ols(session.client.scatter(df), (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
+        ),
     ],
     "05-2": [
+        ("review 8b: a scatter per call", "lazy_fits = [fit_ols(session.client.scatter(df), ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("review 5: the list as ONE argument (a 1-tuple holding the list)", FITS + "x0_results = dask.compute(lazy_fits)"),
         ("review: x0 second", "lazy_fits = [fit_ols(data_future, (f, 'x0')) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("two features only", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features[1:3]]\nx0_results = dask.compute(*lazy_fits)"),

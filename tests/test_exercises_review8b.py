@@ -1,0 +1,61 @@
+"""Learner review 8b (notebooks 05-09): each false accept / false reject / misdiagnosing hint the reviewer found, with
+the reviewer's answer cell, run in the corpus' notebook-like namespace on its in-process cluster (as in review 7b's
+tests), where the corpus format cannot say it (a name an earlier cell makes removed, what the hint must say)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+from tests.test_exercises_cases import REVEALS
+from tests.test_exercises_corpus import corpus_client  # noqa: F401  (the `client` fixture, used here)
+from tests.test_exercises_review7b import _ns
+
+
+def _judge(key, code, client, ns=None, drop=()):
+    """The verdict on ``code`` as the answer cell; ``drop``: names an earlier cell makes, absent (that cell skipped)."""
+    ns = ns if ns is not None else _ns(key, client)
+    for name in drop:
+        del ns[name]
+    exec(compile(code, f"<answer {key}>", "exec"), ns)
+    ns["In"] = ["", code, f'exercises.check("{key}", globals())']
+    return ns, judge(key, ns)
+
+
+def _rejected(key, ns, verdict, said, not_said=None):
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message, verdict.message
+    assert not_said is None or not_said not in verdict.message, verdict.message
+    assert not [r for r in REVEALS[key](ns) if r in verdict.message], verdict.message
+
+
+FRAME_05_1 = "single_fits = [fit_ols(df, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
+FRAME_05_2 = "lazy_fits = [fit_ols(df, ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
+SCATTER_EACH = (
+    "single_fits = [fit_ols(session.client.scatter(df), (f,)) for f in features]\nres = dask.compute(*single_fits)\n"
+    "best_single_feature = max(res, key=lambda r: r[3])[0][0]"
+)
+# 05 (what kept it below 5): with the scatter cell skipped (no data_future), df itself in the graph was Correct
+WRONG_05 = [
+    ("05-1", FRAME_05_1, ("data_future",), "inside their task graph", "run the cell above that scatters df"),
+    ("05-2", FRAME_05_2, ("data_future",), "inside their task graph", "run the cell above that scatters df"),
+    ("05-1", FRAME_05_1, (), "inside their task graph", "Pass the future the lesson scattered."),
+    ("05-1", SCATTER_EACH, ("data_future",), "its own copy of the data, scattered for that call", "scatters df"),
+    ("05-1", SCATTER_EACH, (), "its own copy of the data, scattered for that call", "a scatter inside the loop"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "drop", "said", "also"), WRONG_05)
+def test_05_the_frame_in_the_graph_or_a_copy_per_call_is_rejected_with_or_without_data_future(key, code, drop, said, also, client):
+    ns, verdict = _judge(key, code, client, drop=drop)
+    _rejected(key, ns, verdict, said)
+    assert also in verdict.message, verdict.message
+
+
+def test_05_one_copy_scattered_in_the_answer_cell_is_accepted_when_data_future_is_missing(client):
+    code = (
+        "data = session.client.scatter(df, broadcast=True)\nsingle_fits = [fit_ols(data, (f,)) for f in features]\n"
+        "res = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
+    )
+    _, verdict = _judge("05-1", code, client, drop=("data_future",))
+    assert verdict.correct, verdict.message

@@ -109,6 +109,7 @@ RIGHT = {
         # session.memory()'s managed bytes while 06-1's 400-byte sums are still held (review 4: rejected at rel 1e-6)
         f"fraction = (x.nbytes + 400) / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
+        f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits) * 100 / 100",  # review 8b: a factor that changes nothing
     ],
     "07-1": ["rows_per_name = processed.groupby('name').size().compute()", "rows_per_name = processed['name'].value_counts().compute()"],
     "07-2": [
@@ -468,6 +469,9 @@ WRONG = {
         ("a list", f"fraction = [x.nbytes / sum(w['memory_limit'] for w in {LIMITS})]"),
         ("rounded by hand", "fraction = '0.01%'"),
         ("computed, rounded to one digit", f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 3)"),
+        ("review 8b: the worker count in a slice", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits[:2])"),
+        ("review 8b: one limit times the workers", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / (len(limits) * min(limits))"),
+        ("review 8b: MiB over GiB", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / 2**20 / (sum(limits) / 2**30)"),
     ],
     "07-1": [
         ("review: value_counts per partition, never combined", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()"),

@@ -17,6 +17,7 @@ def _judge(key, code, client, ns=None, drop=()):
     ns = ns if ns is not None else _ns(key, client)
     for name in drop:
         del ns[name]
+    ns["session"].n_workers = len(client.scheduler_info(n_workers=-1)["workers"])  # as the kit's session has it
     exec(compile(code, f"<answer {key}>", "exec"), ns)
     ns["In"] = ["", code, f'exercises.check("{key}", globals())']
     return ns, judge(key, ns)
@@ -59,3 +60,34 @@ def test_05_one_copy_scattered_in_the_answer_cell_is_accepted_when_data_future_i
     )
     _, verdict = _judge("05-1", code, client, drop=("data_future",))
     assert verdict.correct, verdict.message
+
+
+LIMITS_06 = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
+# 06 (what kept it below 5): worker counts typed in a slice or assumed by equal limits; hints that blamed the wrong thing
+WRONG_06 = [
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / sum(limits[:2])", "the slice :2", "GiB"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / (session.n_workers * min(limits))", "every worker has the same limit", "typed"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / (len(limits) * limits[0])", "every worker has the same limit", "typed"),
+    ("06-2", LIMITS_06 + "fraction = round(x.nbytes / sum(limits), 2)", "rounded so far", "GiB"),
+    ("06-2", LIMITS_06 + 'fraction = f"{100*x.nbytes/sum(limits):.0f}%"', "rounded so far", "GiB"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / 2**20 / (sum(limits) / 2**30)", "MiB", "typed"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / 2**30 / (sum(limits) / 2**20)", "MiB", "typed"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), WRONG_06)
+def test_06_2_typed_worker_counts_and_what_the_hints_blame(key, code, said, not_said, client):
+    ns, verdict = _judge(key, code, client)
+    _rejected(key, ns, verdict, said, not_said)
+
+
+@pytest.mark.parametrize("code", [LIMITS_06 + "fraction = x.nbytes / sum(limits) * 100 / 100", LIMITS_06 + "fraction = x.nbytes / 2**30 / (sum(limits) / 2**30)"])
+def test_06_2_a_factor_that_changes_nothing_or_a_unit_on_both_sides_is_accepted(code, client):
+    _, verdict = _judge("06-2", code, client)
+    assert verdict.correct, verdict.message
+
+
+def test_06_1_sums_computed_here_and_wrapped_are_told_so_not_only_a_local_persist(client):
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = da.from_array(col_sums.compute())\ncol_sums_local = to_host(col_sums.compute())"
+    ns, verdict = _judge("06-1", code, client)
+    _rejected("06-1", ns, verdict, "da.from_array(... .compute())")

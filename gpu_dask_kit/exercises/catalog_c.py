@@ -108,8 +108,15 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
-    if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
+    shown = value if isinstance(value, str) else str(float(given))
+    if cell is not None and _rounded_as_shown(shown, expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
+    digits = _shown_digits(shown, expected) if cell is not None else None
+    if digits is not None:
+        raise Hint(
+            f"fraction is computed, but rounded so far that {'no significant digit is' if not digits else 'only one significant digit is'} "
+            "left, which says little about x's share. Keep at least two significant digits (or do not round)."
+        )
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
         "the memory limits divided by x, upside down": 1 / given if given else 0,
@@ -120,6 +127,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         * dask.config.get("distributed.worker.memory.target"),
         "sizes mixed between GB (10**9 bytes) and GiB (2**30 bytes): read both in bytes": given * 2**30 / 1e9,
         "sizes mixed between GiB (2**30 bytes) and GB (10**9 bytes): read both in bytes": given * 1e9 / 2**30,
+        "x's size and the limits in different units (one in MiB, the other in GiB: a factor of 1024): read both in bytes": given / 1024,
+        "x's size and the limits in different units (one in GiB, the other in MiB: a factor of 1024): read both in bytes": given * 1024,
     }
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
@@ -147,14 +156,21 @@ def _item_size_typed(cell: str | None, x: Any) -> None:
 
 def _rounded_as_shown(text: str, expected: float) -> bool:
     """True when a computed "1.9%" or 0.0186 is ``expected`` rounded to the digits it shows (2 significant digits at least)."""
+    digits = _shown_digits(text, expected)
+    return digits is not None and digits >= 2
+
+
+def _shown_digits(text: str, expected: float) -> int | None:
+    """How many significant digits a "2%" or 0.02 shows when it is ``expected`` rounded to the digits it shows; None
+    when it is not such a rounding."""
     body = text.strip().rstrip("%").strip()
     scale = 100 if text.strip().endswith("%") else 1
     digits = body.replace("-", "").replace(".", "").lstrip("0")
     decimals = len(body.split(".")[1]) if "." in body else 0
     given = as_number(body)
-    if given is None or len(digits.rstrip("0") if "." not in body else digits) < 2 or "e" in body.lower():
-        return False
-    return abs(given - expected * scale) <= 0.5 * 10**-decimals + 1e-12
+    if given is None or "e" in body.lower() or abs(given - expected * scale) > 0.5 * 10**-decimals + 1e-12:
+        return None
+    return len(digits.rstrip("0") if "." not in body else digits)
 
 
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------

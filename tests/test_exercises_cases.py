@@ -116,6 +116,7 @@ RIGHT = {
         "speed_up = medians[1] / medians[max(medians)]",
         "speed_up = float(medians[min(medians)]) / medians[max(medians)]",
         "speed_up = round(medians[1] / medians[max(medians)], 2)",  # review 5: computed, rounded to the digits shown (as 06-2)
+        "speed_up = medians[1] / medians[sorted(medians)[-1]]",  # review 8b: the largest size from medians' own keys
     ],
     "08-1": [
         f"args = parser.parse_args([{FLAGS}])\nscript_options = options_from_args(args)",
@@ -508,6 +509,8 @@ WRONG = {
         ("the ideal", "speed_up = '2x'"),
         ("a percent", "speed_up = '62%'"),
         ("a word", "speed_up = 'fast'"),
+        ("review 8b: the largest size as a count of entries", "speed_up = medians[1] / medians[len(medians)]"),
+        ("review 8b: the largest size written out", "speed_up = medians[1] / medians[2]"),
     ],
     "08-1": [
         (

@@ -91,3 +91,96 @@ def test_06_1_sums_computed_here_and_wrapped_are_told_so_not_only_a_local_persis
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = da.from_array(col_sums.compute())\ncol_sums_local = to_host(col_sums.compute())"
     ns, verdict = _judge("06-1", code, client)
     _rejected("06-1", ns, verdict, "da.from_array(... .compute())")
+
+
+# 07 (what kept it below 5): worker counts that match the sizes measured only on this CPU machine
+WRONG_07_2 = [
+    ("speed_up = medians[1] / medians[len(medians)]", "a count of entries"),
+    ("n = len(medians)\nspeed_up = medians[1] / medians[n]", "a count of entries"),
+    ('speed_up = medians[1] / medians[CPU_CLUSTER["n_workers"]]', "CPU cluster request"),
+    ("speed_up = medians[1] / medians[2]", "a cluster size written out"),
+    ("speed_up = all_times[1][0] / all_times[2][0]", "a cluster size written out"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), WRONG_07_2)
+def test_07_2_a_cluster_size_that_matches_only_here_is_rejected(code, said, client):
+    ns = _ns("07-2", client)
+    ns.update(CPU_CLUSTER={"n_workers": 2, "threads_per_worker": 1, "memory_limit": "2GiB"}, all_times={1: [3.1, 3.2], 2: [1.9, 2.0]})
+    ns, verdict = _judge("07-2", code, client, ns)
+    _rejected("07-2", ns, verdict, said)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "speed_up = medians[1] / medians[N_MAX]",
+        "speed_up = medians[1] / medians[sorted(medians)[-1]]",
+        "speed_up = medians[1] / medians[WORKER_COUNTS[-1]]",
+        "largest = max(medians)\nspeed_up = medians[1] / medians[largest]",
+    ],
+)
+def test_07_2_sizes_from_the_measurements_are_accepted(code, client):
+    ns = _ns("07-2", client)
+    ns["WORKER_COUNTS"] = sorted(ns["medians"])
+    _, verdict = _judge("07-2", code, client, ns)
+    assert verdict.correct, verdict.message
+
+
+def test_07_2_the_one_worker_time_over_the_fastest_is_told_what_it_takes(client):
+    ns, verdict = _judge("07-2", "speed_up = medians[1] / min(medians.values())", client)
+    _rejected("07-2", ns, verdict, "the smallest of the median times", "the largest and the smallest")
+
+
+class _Shell:
+    """What the kit's outcomes record says of In [2], the answer cell: it raised (the cell that makes a name skipped)."""
+
+    def __init__(self, err):
+        self._gpu_dask_kit_raised, self._gpu_dask_kit_raised_since = {2: err}, 0
+
+
+@pytest.mark.parametrize(("key", "name", "code"), [("07-2", "medians", "speed_up = medians[1] / medians[max(medians)]"), ("09-1", "square", "")])
+def test_a_name_the_skipped_cell_makes_is_named_with_the_cell_to_run(key, name, code, client):
+    """07-2 with the timing cell skipped, 09-1 with cell 23 (def square) skipped: the answer cell raised NameError."""
+    ns = _ns(key, client)
+    del ns[name]
+    answer = code or "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)"
+    shell = _Shell(f"NameError: name '{name}' is not defined")
+    ns.update({n: ... for n in ("speed_up", "square_futures", "total_future")}, get_ipython=lambda: shell)
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, f'exercises.check("{key}", globals())']
+    verdict = judge(key, ns)
+    assert not verdict.correct and verdict.message.startswith(f"Could not be checked ({key}): your answer cell (In [2]) raised NameError"), verdict.message
+    assert f"it reads `{name}`, which a cell above it makes" in verdict.message and "run that cell" in verdict.message, verdict.message
+
+
+def test_07_1_after_the_clean_up_cell_the_check_names_the_cells_that_write_the_files(client, tmp_path):
+    import shutil
+
+    ns = _ns("07-1", client)
+    processed = shutil.copytree(ns["PROCESSED"], tmp_path / "processed")
+    setup = "WORKDIR = tempfile.mkdtemp(prefix='gpu-dask-kit-etl-')\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)"  # cell 4
+    making = "PROCESSED = os.path.join(WORKDIR, 'processed')\nlookups = etl(RAW, PROCESSED)"  # cell 7
+    code = "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute()"
+    ns.update(PROCESSED=str(processed), WORKDIR=str(tmp_path), RAW=str(tmp_path / "raw"))
+    exec(compile(code, "<answer 07-1>", "exec"), ns)
+    shutil.rmtree(tmp_path)  # the clean-up cell
+    ns["In"] = ["", setup, making, code, "shutil.rmtree(WORKDIR, ignore_errors=True)", 'exercises.check("07-1", globals())']
+    verdict = judge("07-1", ns)
+    assert not verdict.correct and "Make the answer cell run cleanly" not in verdict.message and ".." not in verdict.message, verdict.message
+    assert "(In [1] then In [2]), then your answer cell, then this check" in verdict.message, verdict.message
+
+
+MISDIAGNOSED_07_1 = [
+    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().head(3)", "a part of the whole result", "Group by the name column"),
+    (
+        "import glob\nrows_per_name = pd.concat([dask.delayed(pd.read_parquet)(f).compute() for f in sorted(glob.glob(PROCESSED + '/*.parquet'))]).name.value_counts()",
+        "separate computations",
+        "read by ONE task",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "said", "not_said"), MISDIAGNOSED_07_1)
+def test_07_1_hints_say_what_happened(code, said, not_said, client):
+    ns, verdict = _judge("07-1", code, client)
+    _rejected("07-1", ns, verdict, said, not_said)

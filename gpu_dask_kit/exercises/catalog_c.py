@@ -14,6 +14,7 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
+from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 
@@ -194,6 +195,12 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if set(got.index) <= set(ns["lookups"]["name"]):
             raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
         raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
+    if len(got) < len(codes):
+        raise Hint(
+            f"rows_per_name has only {len(got)} of the {len(codes)} name codes: it is a part of the whole result (a Dask "
+            ".head(n) reads the first partition of the result only, whatever n is; a filter drops codes). Compute the "
+            "whole count per code."
+        )
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
@@ -225,18 +232,21 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
-    if cell is not None and _extremes(cell):
+    if cell is not None:
+        sizes_read(cell)
+    extreme = extremes(cell) if cell is not None else None
+    if extreme is not None:
         raise Hint(
-            "speed_up takes the largest and the smallest of the median times, whichever cluster sizes they belong to: "
-            "that is the slowest over the fastest, the speed-up only while the largest cluster happens to be the fastest "
-            "(on a loaded machine it may not be). Take the times by number of workers: one worker, and the largest cluster."
+            f"speed_up takes {extreme}, whichever cluster size it belongs to: the speed-up only while the largest cluster "
+            "happens to be the fastest (on a loaded machine it may not be). Take the times by number of workers: one "
+            "worker, and the largest cluster."
         )
-    if cell is not None and _rounded_medians(cell, ns, given, expected):
+    if cell is not None and rounded_medians(cell, ns, given, expected):
         raise Hint(
             "speed_up is a ratio of the medians as the table shows them, rounded to 2 decimal places, so it is off in the "
             "later digits. Use the unrounded median times."
         )
-    if cell is not None and not _uses_medians(cell) and not _reads_speed_ups(cell, ns, given, expected):
+    if cell is not None and not uses_medians(cell) and not reads_speed_ups(cell, ns, given, expected):
         raise Hint(
             "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
             "run, and the lesson compares the median of the runs. Use the median times in medians."
@@ -250,43 +260,6 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
-
-
-def _extremes(cell: str) -> bool:
-    """True when the answer cell takes ``max(...)``/``min(...)`` of ``medians.values()`` (times, not cluster sizes)."""
-    for node in ast.walk(ast.parse(cell)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
-            for arg in node.args:
-                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values":
-                    return True
-    return False
-
-
-def _rounded_medians(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
-    """True when ``given`` is the ratio of two medians rounded to 2 places (cell 20's "median s" column), not the speed-up."""
-    medians = ns["medians"]
-    rounded = round(medians[min(medians)], 2) / round(medians[max(medians)], 2)
-    return "median s" in cell and close(given, rounded, rel=1e-9) and not close(given, expected, rel=1e-9)
-
-
-def _reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
-    """True when ``given`` was read from what notebook 07's table cell made of the medians: its ``speed_ups`` (a dict
-    of medians[1] / median per size) or its ``ours["speed-up"]`` column (those, rounded to 2 places)."""
-    names = {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name)}
-    for name in names & {"speed_ups", "ours"}:
-        value: Any = ns.get(name)
-        column = value.get("speed-up") if hasattr(value, "columns") else None
-        found = [float(v) for v in (value.values() if isinstance(value, dict) else column if column is not None else [])]
-        if any(close(v, expected, rel=1e-9) or v == round(expected, 2) for v in found) and close(given, expected, rel=0.01):
-            return True
-    return False
-
-
-def _uses_medians(cell: str) -> bool:
-    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median())."""
-    tree = ast.parse(cell)
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return any("median" in name for name in names)
 
 
 EXERCISES = [

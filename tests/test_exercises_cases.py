@@ -122,6 +122,7 @@ RIGHT = {
         f"args = parser.parse_args([{FLAGS}])\nscript_options = options_from_args(args)",
         "args = parser.parse_args('--n-workers 4 --memory-limit 8GiB --rmm-pool-size 50% --scheduler-file /shared/scheduler.json'.split())\n"
         "script_options = options_from_args(args)",
+        f"args = parser.parse_known_args([{FLAGS}])\nscript_options = options_from_args(args[0])",  # review 8b
     ],
     "08-2": [
         SLOT + "slot_workers = session.client.gather(slot_futures)",
@@ -516,6 +517,10 @@ WRONG = {
         (
             "review: a Namespace written by hand",
             "import argparse\nargs = argparse.Namespace(n_workers=4, memory_limit='8GiB', rmm_pool_size=0.5, scheduler_file='/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        ),
+        (
+            "review 8b: the device limit instead of the host limit",
+            "args = parser.parse_args(['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)",
         ),
         (
             "MiB that is not 8 GiB",

@@ -184,3 +184,71 @@ MISDIAGNOSED_07_1 = [
 def test_07_1_hints_say_what_happened(code, said, not_said, client):
     ns, verdict = _judge("07-1", code, client)
     _rejected("07-1", ns, verdict, said, not_said)
+
+
+# 08 (what kept it below 5): parse_known_args rejected as 'typed by hand?'; a mistyped flag got only the generic message
+FLAG_LIST = "['--n-workers', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json']"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        f"args = parser.parse_known_args({FLAG_LIST})\nscript_options = options_from_args(args[0])",
+        f"args, unknown = parser.parse_known_args({FLAG_LIST})\nscript_options = options_from_args(args)",
+    ],
+)
+def test_08_1_parse_known_args_is_the_scripts_parser_too(code, client):
+    _, verdict = _judge("08-1", code, client)
+    assert verdict.correct, verdict.message
+
+
+def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
+    code = "args = parser.parse_args(['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)"
+    ns, verdict = _judge("08-1", code, client)
+    _rejected("08-1", ns, verdict, "no memory_limit", "NoneType")
+    assert "--device-memory-limit is another option" in verdict.message, verdict.message
+
+
+def test_08_1_a_flag_with_underscores_is_named_after_argparse_refused_it(client):
+    ns = _ns("08-1", client)
+    answer = "args = parser.parse_args(['--n_workers', '4', '--memory-limit', '8GiB'])\nscript_options = options_from_args(args)"
+    shell = _Shell("SystemExit: 2")
+    ns.update(args=..., script_options=..., get_ipython=lambda: shell)
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-1", globals())']
+    verdict = judge("08-1", ns)
+    assert not verdict.correct and "the parser refused the command line" in verdict.message, verdict.message
+    assert "--n_workers is written with underscores" in verdict.message and "SystemExit: 2" in verdict.message, verdict.message
+
+
+def test_08_1_not_answered_yet_names_every_name_the_answer_cell_leaves_unanswered(client):
+    ns = _ns("08-1", client)
+    ns.update(args=..., script_options=...)
+    ns["In"] = ["", "args = ...\nscript_options = ...", 'exercises.check("08-1", globals())']
+    verdict = judge("08-1", ns)
+    assert not verdict.answered and "replace the ... of args, script_options in the cell above" in verdict.message, verdict.message
+
+
+def test_09_2_the_examples_tenth_is_told_it_is_the_examples_setting(client):
+    ns, verdict = _judge("09-2", "partition_bytes = int(32 * 2**30 * 0.1)", client)
+    _rejected("09-2", ns, verdict, "the part_mem_fraction NVTabular's example sets", "smaller than it should be")
+
+
+def test_annotate_is_kept_for_delayed_calls_and_lost_for_a_persisted_array(client):
+    """What notebook 08 cell 21 says of `with dask.annotate(resources=...)` (review 8b: 08-2 accepts it for delayed
+    calls, whose tasks do carry the restriction): the scheduler's record of each task's resource restrictions."""
+    import dask
+    import dask.array as da
+    from dask import delayed
+    from distributed import futures_of, wait
+
+    from gpu_dask_kit.exercises.evidence import resource_restrictions
+
+    with dask.annotate(resources={"GPU_SLOT": 1}):
+        lazy = [delayed(abs)(-i) for i in range(4)]
+        array = da.ones(40, chunks=10) + 1
+    futures = client.compute(lazy)
+    held = client.persist(array)
+    wait([*futures, held])
+    assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures)), resource_restrictions(futures)
+    assert not any(r["resources"] for r in resource_restrictions(futures_of(held))), resource_restrictions(futures_of(held))
+    client.cancel([*futures, held])

@@ -111,7 +111,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         missing = not_made(err, namespace)
         if missing:
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
-        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "")
+        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _refused(err, source)
         return (
             f"{why}"
             f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
@@ -119,6 +119,22 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             "that cell run to its end without an error, run it, then this check."
         )
     return None
+
+
+def _refused(err: str, source: str) -> str:
+    """What ``SystemExit: 2`` means when the cell parses a command line: argparse refused a flag (said before the rest)."""
+    if not err.startswith("SystemExit") or "parse_" not in source:
+        return ""
+    tree = _parse(source)
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] if tree is not None else []
+    flags = [w for t in texts for w in t.split() if w.startswith("--") and "_" in w]
+    how = (
+        f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its "
+        "--help lists them)"
+        if flags
+        else "a flag it does not know, or a flag without its value (the usage and error lines printed above the exception say which)"
+    )
+    return f"the parser refused the command line (SystemExit: 2 is how argparse stops): {how}. So "
 
 
 def not_made(err: str, namespace: dict[str, Any]) -> str | None:

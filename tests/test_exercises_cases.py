@@ -381,7 +381,10 @@ WRONG = {
         ),
     ],
     "05-2": [
-        ("review 8b: a scatter per call", "lazy_fits = [fit_ols(session.client.scatter(df), ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
+        (
+            "review 8b: a scatter per call",
+            "lazy_fits = [fit_ols(session.client.scatter(df), ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)",
+        ),
         ("review 5: the list as ONE argument (a 1-tuple holding the list)", FITS + "x0_results = dask.compute(lazy_fits)"),
         ("review: x0 second", "lazy_fits = [fit_ols(data_future, (f, 'x0')) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("two features only", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features[1:3]]\nx0_results = dask.compute(*lazy_fits)"),

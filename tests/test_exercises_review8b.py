@@ -167,7 +167,8 @@ def test_07_1_after_the_clean_up_cell_the_check_names_the_cells_that_write_the_f
 MISDIAGNOSED_07_1 = [
     ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().head(3)", "a part of the whole result", "Group by the name column"),
     (
-        "import glob\nrows_per_name = pd.concat([dask.delayed(pd.read_parquet)(f).compute() for f in sorted(glob.glob(PROCESSED + '/*.parquet'))]).name.value_counts()",
+        "import glob\nrows_per_name = pd.concat([dask.delayed(pd.read_parquet)(f).compute()\n"
+        "                           for f in sorted(glob.glob(PROCESSED + '/*.parquet'))]).name.value_counts()",
         "separate computations",
         "read by ONE task",
     ),
@@ -200,7 +201,8 @@ def test_review_8b_right_answers_are_accepted(key, code, client):
 
 
 def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
-    code = "args = parser.parse_args(['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)"
+    flags = "['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json']"
+    code = f"args = parser.parse_args({flags})\nscript_options = options_from_args(args)"
     ns, verdict = _judge("08-1", code, client)
     _rejected("08-1", ns, verdict, "no memory_limit", "NoneType")
     assert "--device-memory-limit is another option" in verdict.message, verdict.message

@@ -129,8 +129,7 @@ def _refused(err: str, source: str) -> str:
     texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] if tree is not None else []
     flags = [w for t in texts for w in t.split() if w.startswith("--") and "_" in w]
     how = (
-        f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its "
-        "--help lists them)"
+        f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its --help lists them)"
         if flags
         else "a flag it does not know, or a flag without its value (the usage and error lines printed above the exception say which)"
     )

@@ -90,5 +90,3 @@ def uses_medians(cell: str) -> bool:
     tree = ast.parse(cell)
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     return any("median" in name for name in names)
-
-

@@ -109,17 +109,20 @@ RIGHT = {
         # session.memory()'s managed bytes while 06-1's 400-byte sums are still held (review 4: rejected at rel 1e-6)
         f"fraction = (x.nbytes + 400) / sum(w['memory_limit'] for w in {LIMITS})",
         f"fraction = f\"{{100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS})}}%\"",
+        f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits) * 100 / 100",  # review 8b: a factor that changes nothing
     ],
     "07-1": ["rows_per_name = processed.groupby('name').size().compute()", "rows_per_name = processed['name'].value_counts().compute()"],
     "07-2": [
         "speed_up = medians[1] / medians[max(medians)]",
         "speed_up = float(medians[min(medians)]) / medians[max(medians)]",
         "speed_up = round(medians[1] / medians[max(medians)], 2)",  # review 5: computed, rounded to the digits shown (as 06-2)
+        "speed_up = medians[1] / medians[sorted(medians)[-1]]",  # review 8b: the largest size from medians' own keys
     ],
     "08-1": [
         f"args = parser.parse_args([{FLAGS}])\nscript_options = options_from_args(args)",
         "args = parser.parse_args('--n-workers 4 --memory-limit 8GiB --rmm-pool-size 50% --scheduler-file /shared/scheduler.json'.split())\n"
         "script_options = options_from_args(args)",
+        f"args = parser.parse_known_args([{FLAGS}])\nscript_options = options_from_args(args[0])",  # review 8b
     ],
     "08-2": [
         SLOT + "slot_workers = session.client.gather(slot_futures)",
@@ -372,8 +375,16 @@ WRONG = {
             "one future per fit",
             FITS1 + "res = [session.client.compute(f).result() for f in single_fits]\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
         ),
+        (
+            "review 8b: a scatter per call",
+            "single_fits = [fit_ols(session.client.scatter(df), (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]",
+        ),
     ],
     "05-2": [
+        (
+            "review 8b: a scatter per call",
+            "lazy_fits = [fit_ols(session.client.scatter(df), ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)",
+        ),
         ("review 5: the list as ONE argument (a 1-tuple holding the list)", FITS + "x0_results = dask.compute(lazy_fits)"),
         ("review: x0 second", "lazy_fits = [fit_ols(data_future, (f, 'x0')) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
         ("two features only", "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features[1:3]]\nx0_results = dask.compute(*lazy_fits)"),
@@ -463,6 +474,9 @@ WRONG = {
         ("a list", f"fraction = [x.nbytes / sum(w['memory_limit'] for w in {LIMITS})]"),
         ("rounded by hand", "fraction = '0.01%'"),
         ("computed, rounded to one digit", f"fraction = round(x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 3)"),
+        ("review 8b: the worker count in a slice", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits[:2])"),
+        ("review 8b: one limit times the workers", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / (len(limits) * min(limits))"),
+        ("review 8b: MiB over GiB", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / 2**20 / (sum(limits) / 2**30)"),
     ],
     "07-1": [
         ("review: value_counts per partition, never combined", "rows_per_name = processed.map_partitions(lambda d: d['name'].value_counts()).compute()"),
@@ -499,11 +513,17 @@ WRONG = {
         ("the ideal", "speed_up = '2x'"),
         ("a percent", "speed_up = '62%'"),
         ("a word", "speed_up = 'fast'"),
+        ("review 8b: the largest size as a count of entries", "speed_up = medians[1] / medians[len(medians)]"),
+        ("review 8b: the largest size written out", "speed_up = medians[1] / medians[2]"),
     ],
     "08-1": [
         (
             "review: a Namespace written by hand",
             "import argparse\nargs = argparse.Namespace(n_workers=4, memory_limit='8GiB', rmm_pool_size=0.5, scheduler_file='/shared/scheduler.json')\nscript_options = options_from_args(args)",
+        ),
+        (
+            "review 8b: the device limit instead of the host limit",
+            "args = parser.parse_args(['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json'])\nscript_options = options_from_args(args)",
         ),
         (
             "MiB that is not 8 GiB",

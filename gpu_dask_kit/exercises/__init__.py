@@ -27,6 +27,7 @@ judges whatever they hold now. When the notebook's cluster is closed, a check sa
 
 from __future__ import annotations
 
+import ast
 import os
 from typing import Any
 
@@ -38,7 +39,7 @@ from .cancels import own_cancel
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
-from .replay import CELL, answer_cell
+from .replay import CELL, _parse, answer_cell
 from .stale import cluster_state, gone_names, no_cluster
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
@@ -136,7 +137,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         return Verdict(
             False,
             False,
-            f"Not answered yet ({key}): replace the ... of {', '.join(unfilled)} in the "
+            f"Not answered yet ({key}): replace the ... of {', '.join(_also_unfilled(namespace, exercise.names) + unfilled)} in the "
             f"cell above and run it, then this check. Stuck? exercises.solution({key!r}) prints an answer.",
         )
     if exercise.cluster and cluster_state(namespace) == "none":
@@ -171,6 +172,24 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _also_unfilled(namespace: dict[str, Any], names: tuple[str, ...]) -> list[str]:
+    """Other names the answer cell leaves ``...`` (08-1's ``args``), in the cell's order: the unanswered message names them too.
+
+    >>> _also_unfilled({"In": ["", "args = ...\\nscript_options = ..."], "args": ...}, ("script_options",))
+    ['args']
+    """
+    cell = answer_cell(namespace, names[0])
+    tree = _parse(cell) if cell is not None else None
+    found = [
+        t.id
+        for node in (tree.body if tree is not None else [])
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
+        for t in node.targets
+        if isinstance(t, ast.Name) and t.id not in names and namespace.get(t.id) is Ellipsis
+    ]
+    return found
 
 
 def _labelled(key: str, hint: str) -> str:

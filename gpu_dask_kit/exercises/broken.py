@@ -10,10 +10,11 @@ import ast
 import re
 from typing import Any
 
+from ..notebook.cellreads import cells_making
 from ..notebook.outcomes import raised
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
 
-__all__ = ["broken_cell", "raised_cell"]
+__all__ = ["broken_cell", "raised_cell", "not_made"]
 
 _OPERATORS = re.compile(r"(\*\*|//|>>|<<|[-+*/%@&|^])$")
 
@@ -107,7 +108,10 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         err = raised(namespace, number)
         if err is None:
             return None  # the latest answer cell ran to its end (or nothing recorded it): judge it as usual
-        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "")
+        missing = not_made(err, namespace)
+        if missing:
+            return f"your answer cell (In [{number}]) raised NameError: {missing}"
+        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _refused(err, source)
         return (
             f"{why}"
             f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
@@ -115,3 +119,37 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             "that cell run to its end without an error, run it, then this check."
         )
     return None
+
+
+def _refused(err: str, source: str) -> str:
+    """What ``SystemExit: 2`` means when the cell parses a command line: argparse refused a flag (said before the rest)."""
+    if not err.startswith("SystemExit") or "parse_" not in source:
+        return ""
+    tree = _parse(source)
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] if tree is not None else []
+    flags = [w for t in texts for w in t.split() if w.startswith("--") and "_" in w]
+    how = (
+        f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its --help lists them)"
+        if flags
+        else "a flag it does not know, or a flag without its value (the usage and error lines printed above the exception say which)"
+    )
+    return f"the parser refused the command line (SystemExit: 2 is how argparse stops): {how}. So "
+
+
+def not_made(err: str, namespace: dict[str, Any]) -> str | None:
+    """For ``NameError: name 'medians' is not defined`` of a name this kernel lacks: which cell to run (None otherwise).
+
+    >>> not_made("NameError: name 'medians' is not defined", {"In": ["", "medians = {1: 2.0}", "speed_up = medians[1]"]})[:81]
+    "it reads `medians`, which a cell above it makes (In [1] in this kernel's history)"
+    """
+    found = re.match(r"NameError: name '(\w+)' is not defined", err)
+    if found is None or found.group(1) in namespace:
+        return None
+    name = found.group(1)
+    history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
+    cells = cells_making(history, name)
+    where = f" (In [{cells[-1]}] in this kernel's history)" if cells else ""
+    return (
+        f"it reads `{name}`, which a cell above it makes{where}, and this kernel does not have it (that cell was skipped, "
+        "or the kernel restarted since): run that cell, then your answer cell, then this check."
+    )

@@ -14,6 +14,7 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .replay import Replay, answer_cell, typed_in
+from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 
@@ -108,8 +109,15 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
-    if cell is not None and _rounded_as_shown(value if isinstance(value, str) else str(float(given)), expected):
+    shown = value if isinstance(value, str) else str(float(given))
+    if cell is not None and _rounded_as_shown(shown, expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
+    digits = _shown_digits(shown, expected) if cell is not None else None
+    if digits is not None:
+        raise Hint(
+            f"fraction is computed, but rounded so far that {'no significant digit is' if not digits else 'only one significant digit is'} "
+            "left, which says little about x's share. Keep at least two significant digits (or do not round)."
+        )
     wrong = {
         "a percentage written as a plain number: add a '%' sign, or give the fraction": given / 100,
         "the memory limits divided by x, upside down": 1 / given if given else 0,
@@ -120,6 +128,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         * dask.config.get("distributed.worker.memory.target"),
         "sizes mixed between GB (10**9 bytes) and GiB (2**30 bytes): read both in bytes": given * 2**30 / 1e9,
         "sizes mixed between GiB (2**30 bytes) and GB (10**9 bytes): read both in bytes": given * 1e9 / 2**30,
+        "x's size and the limits in different units (one in MiB, the other in GiB: a factor of 1024): read both in bytes": given / 1024,
+        "x's size and the limits in different units (one in GiB, the other in MiB: a factor of 1024): read both in bytes": given * 1024,
     }
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
@@ -147,14 +157,21 @@ def _item_size_typed(cell: str | None, x: Any) -> None:
 
 def _rounded_as_shown(text: str, expected: float) -> bool:
     """True when a computed "1.9%" or 0.0186 is ``expected`` rounded to the digits it shows (2 significant digits at least)."""
+    digits = _shown_digits(text, expected)
+    return digits is not None and digits >= 2
+
+
+def _shown_digits(text: str, expected: float) -> int | None:
+    """How many significant digits a "2%" or 0.02 shows when it is ``expected`` rounded to the digits it shows; None
+    when it is not such a rounding."""
     body = text.strip().rstrip("%").strip()
     scale = 100 if text.strip().endswith("%") else 1
     digits = body.replace("-", "").replace(".", "").lstrip("0")
     decimals = len(body.split(".")[1]) if "." in body else 0
     given = as_number(body)
-    if given is None or len(digits.rstrip("0") if "." not in body else digits) < 2 or "e" in body.lower():
-        return False
-    return abs(given - expected * scale) <= 0.5 * 10**-decimals + 1e-12
+    if given is None or "e" in body.lower() or abs(given - expected * scale) > 0.5 * 10**-decimals + 1e-12:
+        return None
+    return len(digits.rstrip("0") if "." not in body else digits)
 
 
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
@@ -178,6 +195,12 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if set(got.index) <= set(ns["lookups"]["name"]):
             raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
         raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
+    if len(got) < len(codes):
+        raise Hint(
+            f"rows_per_name has only {len(got)} of the {len(codes)} name codes: it is a part of the whole result (a Dask "
+            ".head(n) reads the first partition of the result only, whatever n is; a filter drops codes). Compute the "
+            "whole count per code."
+        )
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
     total = int(got.sum())
@@ -209,18 +232,21 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
-    if cell is not None and _extremes(cell):
+    if cell is not None:
+        sizes_read(cell)
+    extreme = extremes(cell) if cell is not None else None
+    if extreme is not None:
         raise Hint(
-            "speed_up takes the largest and the smallest of the median times, whichever cluster sizes they belong to: "
-            "that is the slowest over the fastest, the speed-up only while the largest cluster happens to be the fastest "
-            "(on a loaded machine it may not be). Take the times by number of workers: one worker, and the largest cluster."
+            f"speed_up takes {extreme}, whichever cluster size it belongs to: the speed-up only while the largest cluster "
+            "happens to be the fastest (on a loaded machine it may not be). Take the times by number of workers: one "
+            "worker, and the largest cluster."
         )
-    if cell is not None and _rounded_medians(cell, ns, given, expected):
+    if cell is not None and rounded_medians(cell, ns, given, expected):
         raise Hint(
             "speed_up is a ratio of the medians as the table shows them, rounded to 2 decimal places, so it is off in the "
             "later digits. Use the unrounded median times."
         )
-    if cell is not None and not _uses_medians(cell) and not _reads_speed_ups(cell, ns, given, expected):
+    if cell is not None and not uses_medians(cell) and not reads_speed_ups(cell, ns, given, expected):
         raise Hint(
             "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
             "run, and the lesson compares the median of the runs. Use the median times in medians."
@@ -234,43 +260,6 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
-
-
-def _extremes(cell: str) -> bool:
-    """True when the answer cell takes ``max(...)``/``min(...)`` of ``medians.values()`` (times, not cluster sizes)."""
-    for node in ast.walk(ast.parse(cell)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
-            for arg in node.args:
-                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values":
-                    return True
-    return False
-
-
-def _rounded_medians(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
-    """True when ``given`` is the ratio of two medians rounded to 2 places (cell 20's "median s" column), not the speed-up."""
-    medians = ns["medians"]
-    rounded = round(medians[min(medians)], 2) / round(medians[max(medians)], 2)
-    return "median s" in cell and close(given, rounded, rel=1e-9) and not close(given, expected, rel=1e-9)
-
-
-def _reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
-    """True when ``given`` was read from what notebook 07's table cell made of the medians: its ``speed_ups`` (a dict
-    of medians[1] / median per size) or its ``ours["speed-up"]`` column (those, rounded to 2 places)."""
-    names = {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name)}
-    for name in names & {"speed_ups", "ours"}:
-        value: Any = ns.get(name)
-        column = value.get("speed-up") if hasattr(value, "columns") else None
-        found = [float(v) for v in (value.values() if isinstance(value, dict) else column if column is not None else [])]
-        if any(close(v, expected, rel=1e-9) or v == round(expected, 2) for v in found) and close(given, expected, rel=0.01):
-            return True
-    return False
-
-
-def _uses_medians(cell: str) -> bool:
-    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median())."""
-    tree = ast.parse(cell)
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return any("median" in name for name in names)
 
 
 EXERCISES = [

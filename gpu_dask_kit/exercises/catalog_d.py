@@ -16,18 +16,59 @@ from .replay import _assigned, _parse, answer_cell, typed_in
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
 
+def _frames_in(d: Any) -> bool:
+    """True when a task of the Delayed ``d`` has a frame (pandas/cuDF) among its arguments: the data inside the graph."""
+    for t in d.__dask_graph__().values():
+        given = [*tuple(getattr(t, "args", ())), *dict(getattr(t, "kwargs", None) or {}).values()]
+        if any(hasattr(a, "columns") and hasattr(a, "shape") and not is_lazy(a) for a in given):
+            return True
+    return False
+
+
+def _taken(d: Any) -> set[str]:
+    """The keys the Delayed ``d`` reads from outside its own graph: the futures (scattered data) its calls take."""
+    graph = d.__dask_graph__()
+    return {str(k) for t in graph.values() for k in (getattr(t, "dependencies", None) or ())} - {str(k) for k in graph}
+
+
 def _uses_future(ns: dict[str, Any], lazy: list[Any], name: str) -> None:
-    """A :class:`Hint` unless every delayed call takes the data already on the cluster (data_future), not a frame."""
+    """A :class:`Hint` unless every delayed call takes the one copy of the data already on the cluster (data_future),
+    not a frame from the notebook (whether data_future exists or not) nor a copy scattered per call."""
     key = getattr(ns.get("data_future"), "key", None)
-
-    def takes(d: Any) -> bool:
-        return any(key in (getattr(t, "dependencies", None) or ()) for t in d.__dask_graph__().values())
-
-    if key is not None and not all(takes(d) for d in lazy):
+    skipped = "" if key is not None else " (this kernel has no data_future: run the cell above that scatters df first)"
+    if any(_frames_in(d) for d in lazy):
         raise Hint(
             f"the calls in {name} carry the data inside their task graph (a frame from this notebook, sent again with "
-            "every computation) instead of the copy already on the workers. Pass the future the lesson scattered."
+            f"every computation) instead of the copy already on the workers. Pass the future the lesson scattered{skipped}."
         )
+    taken = [_taken(d) for d in lazy]
+    copies = set().union(*taken)
+    cell = answer_cell(ns, name)
+    if (len(copies) > 1 and all(taken) and (key is None or str(key) not in copies)) or (cell is not None and _scatters_per_call(cell)):
+        raise Hint(
+            f"each call in {name} takes its own copy of the data, scattered for that call (a scatter inside the loop sends "
+            f"the frame again every time, to one worker) instead of the one copy the lesson sent to every worker once. "
+            f"Pass that future{skipped}."
+        )
+    if key is not None and not all(str(key) in t for t in taken):
+        what = (
+            "take another copy of the data than data_future (one your answer cell scattered or made)"
+            if copies
+            else "carry the data inside their task graph (a frame from this notebook, sent again with every computation)"
+        )
+        raise Hint(f"the calls in {name} {what} instead of the copy already on the workers. Pass the future the lesson scattered.")
+
+
+def _scatters_per_call(cell: str) -> bool:
+    """True when the answer cell calls ``.scatter(...)`` inside a loop or a comprehension (one scatter per call)."""
+    tree = _parse(cell)
+    loops = (ast.For, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+    return tree is not None and any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "scatter"
+        for loop in ast.walk(tree)
+        if isinstance(loop, loops)
+        for n in ast.walk(loop)
+    )
 
 
 def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any]) -> None:

@@ -45,6 +45,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "
             "The kit has a function that turns args into the options a cluster takes (see the cells above): use it."
         )
+    if got.get("memory_limit") is None and "n_workers" in got:
+        device = " (--device-memory-limit is another option: the GPU's spill threshold)" if got.get("device_memory_limit") is not None else ""
+        raise Hint(
+            f"script_options has no memory_limit: the flag for the host memory limit is not in the flags the parser "
+            f"read{device}. Add it to the list parse_args reads (the parser's --help lists its flags)."
+        )
     if as_number(got.get("n_workers")) != 4:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
@@ -57,6 +63,8 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if extra:
         raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
     args = ns.get("args")
+    if isinstance(args, tuple) and args and isinstance(args[0], argparse.Namespace):
+        args = args[0]  # parser.parse_known_args: (the Namespace, the flags it did not know)
     _copied_from_args(got, args, ns["options_from_args"])
     if not isinstance(args, argparse.Namespace) or ns["options_from_args"](args) != got:
         raise Hint(
@@ -235,6 +243,11 @@ def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = as_bytes(ans["partition_bytes"]) if not is_lazy(ans["partition_bytes"]) else None
     if given is not None and close(given, 32 * 2**30, rel=0.001):
         raise Hint("that is the whole GPU; a partition takes a fraction of it (NVTabular's default is in the prompt).")
+    if given is not None and close(given, 32 * 2**30 / 10, rel=0.001):
+        raise Hint(
+            "that is 1/10 of the GPU: the part_mem_fraction NVTabular's example sets (the text above gives it in brackets), "
+            "not NVTabular's default, which the question asks about. Read the default in the same sentence."
+        )
     limit = ns.get("limit")
     if given is not None and isinstance(limit, (int, float)) and limit and close(given, limit / 8, rel=0.001):
         whose = (

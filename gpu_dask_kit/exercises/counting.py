@@ -34,6 +34,13 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
             "your answer's computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
             "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
         )
+    single = [r for r in runs if any(key_split(k) == "read_parquet" and not str(k).startswith("(") for k in r["keys"])]
+    if len(single) > 1:
+        raise Hint(
+            f"the Parquet was read in {len(single)} separate computations, one task each (pandas' read_parquet in delayed "
+            "calls, each computed on its own), and the pieces were put together and counted here in this notebook, on one "
+            "core. Read the folder with dask.dataframe: the workers read and count every file in one computation."
+        )
     one_task = [k for r in runs[-1:] for k in r["keys"] if key_split(k) == "read_parquet" and not k.startswith("(")]
     if one_task:
         raise Hint(

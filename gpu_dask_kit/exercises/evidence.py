@@ -94,8 +94,9 @@ def persisted(collection: Any) -> str | None:
     graph = collection.__dask_graph__()
     if not futures and graph and not any(isinstance(v, Task) for v in graph.values()):
         return (
-            "its partitions are data held in THIS notebook's process, not on the workers (a persist on the local scheduler, "
-            "e.g. scheduler='sync', runs the tasks here and keeps the results here)"
+            "its partitions are data held in THIS notebook's process, not on the workers: values computed here and wrapped "
+            "into a Dask collection again (da.from_array(... .compute()), from_pandas), or a persist on the local scheduler "
+            "(scheduler='sync' runs the tasks here and keeps the results here)"
         )
     if not futures:
         return "none of its partitions is in worker memory: it is a recipe (a task graph), nothing ran yet"

@@ -13,6 +13,8 @@ from distributed import TimeoutError as DaskTimeout
 from distributed import default_client, futures_of, wait
 
 from ..notebook.cellreads import names_read
+from ..notebook.rerun import cause_of, explain_rerun
+from .broken import not_made
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .hidden import require_not_hidden
 from .model import Hint
@@ -260,6 +262,12 @@ def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) 
 def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, ...]) -> Hint:
     first = (str(err).strip().splitlines() or [""])[0][:200]
     cell = answer_cell(namespace, answer_names[0])
+    missing = not_made(f"{type(err).__name__}: {first}", namespace)
+    if missing:
+        return Hint(f"could not be checked: the check runs your answer cell again, and {missing}")
+    gone = _files_gone(err, namespace, cell)
+    if gone:
+        return Hint(f"could not be checked: the check runs your answer cell again, and {gone}")
     reads = names_read(cell, namespace) if cell is not None else None  # only the gone data the answer cell reads
     names = gone_names(namespace, reads) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
     if names:
@@ -269,9 +277,22 @@ def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, 
         )
     return Hint(
         f"could not be checked: the check runs your answer cell again to see what it does, and the cell raised "
-        f"{type(err).__name__}: {first}. So the values your answer names hold may be left from an earlier run. "
+        f"{type(err).__name__}: {first.rstrip('.')}. So the values your answer names hold may be left from an earlier run. "
         "Make the answer cell run cleanly on its own, run it, then this check."
     )
+
+
+def _files_gone(err: Exception, namespace: dict[str, Any], cell: str | None) -> str | None:
+    """For a file or folder the answer cell reads that is gone (a clean-up cell ran): the notebook's re-run sentence,
+    naming the cells that write it (None for other errors)."""
+    if cause_of(err) != "missing" or cell is None:
+        return None
+    history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
+    sentence = explain_rerun(err, {**namespace, "In": [*history[:-1], cell]})  # as if the answer cell failed just now
+    if not sentence:
+        return None
+    sentence = sentence.removeprefix("gpu-dask-kit: ").replace("this cell reads", "it reads")
+    return sentence.replace(", then this cell.", ", then your answer cell, then this check.")
 
 
 def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[str, ...] = ()) -> Replay | None:

@@ -20,14 +20,29 @@ REQUESTS = ("CPU_CLUSTER", "GPU_CLUSTER")
 def limits_read(cell: str | None) -> None:
     """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
     tree = _parse_cell(cell)
+    reads_limits = cell is not None and "memory_limit" in cell
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and literal(node.right):
+            if _cancelled(node) or (reads_limits and _unit(node.right)):
+                continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
                 "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
                 "read from the cluster, so the answer is wrong as soon as the cluster is started with other limits. Where to "
                 f"look: the scheduler reports every worker's memory limit (the prompt says where).{gb}"
             )
+
+
+def _cancelled(node: ast.BinOp) -> bool:
+    """True for a division by a literal that the same literal multiplied just before (``a * 100 / 100``)."""
+    left, divisor = node.left, number_of(node.right)
+    return isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mult) and divisor in (number_of(left.left), number_of(left.right))
+
+
+def _unit(node: ast.expr) -> bool:
+    """True for a literal unit of bytes: a power of 1024 or of 1000 (``2**20``, ``1024**3``, ``1e9``)."""
+    value = number_of(node)
+    return value is not None and any(value == base**k for base in (1024, 1000) for k in range(1, 5))
 
 
 def _decimal_size(node: ast.expr) -> bool:
@@ -84,6 +99,7 @@ def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: 
             "scheduler reports every worker's memory limit (the prompt says where)."
         )
     n = len(limits)
+    _workers_assumed(body, n, name)
     typed = sorted((found for s in body for found in _typed_numbers(s)), key=lambda found: not found[2])  # sizes first
     for value, parent, size_string in typed:
         if nbytes is not None and close(value, nbytes, rel=1e-3):
@@ -105,6 +121,36 @@ def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: 
                 "the cluster may have another number of workers, with other limits. Add up the limit the scheduler "
                 "reports for EVERY worker."
             )
+
+
+def _workers_assumed(body: list[ast.stmt], n: int, name: str) -> None:
+    """A :class:`Hint` when the statements making ``name`` take the first workers by a typed slice (``limits[:2]``), or
+    one worker's limit times the number of workers (``n_workers * min(limits)``: right only while all limits are equal)."""
+    for node in (n for s in body for n in ast.walk(s)):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and n > 1:
+            bounds = [number_of(b) for b in (node.slice.lower, node.slice.upper) if b is not None]
+            if any(b is not None and abs(b) == n for b in bounds):
+                raise Hint(
+                    f"the number of workers is written out in your answer cell (the slice {ast.unparse(node.slice)} takes "
+                    "that many): the cluster may have another number of workers. Add up the limit the scheduler reports "
+                    "for EVERY worker, without counting them by hand."
+                )
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = [ast.unparse(side) for side in (node.left, node.right)]
+            one = [i for i, side in enumerate((node.left, node.right)) if _one_limit(side)]
+            if one and any(w in sides[1 - one[0]] for w in ("n_workers", "len(")):
+                raise Hint(
+                    f"{name} multiplies one worker's limit by the number of workers ({ast.unparse(node)}): right only while "
+                    "every worker has the same limit, which a cluster need not have. Add up the limit the scheduler "
+                    "reports for EVERY worker."
+                )
+
+
+def _one_limit(node: ast.expr) -> bool:
+    """True for ``min(...)``/``max(...)`` or an item taken by a typed index (``limits[0]``): one worker's limit."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
+        return True
+    return isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice) and number_of(node.slice) is not None
 
 
 def size_not_computed(ns: dict[str, Any]) -> None:

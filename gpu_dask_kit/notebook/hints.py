@@ -19,8 +19,9 @@ from ..clients import connection_hint, foreign_default_client
 from ..errors import OptionError
 from ..memory import format_bytes
 from ..session import ClusterSession, current_session
+from .cellreads import names_read
 from .outcomes import track
-from .rerun import cause_of, explain_rerun
+from .rerun import cause_of, explain_rerun, restart_steps, stale_names, steps_to_remake
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -63,6 +64,9 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     rerun = explain_rerun(exc, namespace, session, started_in)
     if rerun is not None:
         return rerun
+    cancelled = _cancelled(exc, namespace, session)
+    if cancelled is not None:
+        return cancelled
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
@@ -83,6 +87,30 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     return connection_hint(exc)  # a Client(...) without the certificate of a kit cluster (TLS)
 
 
+def _cancelled(exc: BaseException, namespace: Any, session: Any) -> str | None:
+    """The sentence for distributed's ``FuturesCancelledError ... for reason: unknown`` (None for other errors): the
+    futures the failing cell reads belong to a cluster closed since (the close cell ran, or the set-up cell started a
+    new cluster) or were cancelled, so their results are gone. Names the cells to re-run, in order."""
+    if "CancelledError" not in type(exc).__name__ or not isinstance(namespace, dict):
+        return None
+    history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
+    reads = names_read(history[-1], namespace) if history else set(namespace)
+    closed = [name for name in stale_names(namespace, "closed") if name in reads]
+    cancelled = [name for name in stale_names(namespace, "restarted") if name in reads and name not in closed]
+    if not closed and not cancelled:
+        return None
+    alive = callable(getattr(type(session), "is_alive", None)) and session.is_alive() is True
+    steps = [s for s in (None if alive else restart_steps(namespace), steps_to_remake(namespace, closed + cancelled)) if s]
+    what = ", ".join(f"`{name}`" for name in closed + cancelled)
+    why = (
+        "belong to a cluster that has been closed since (the close cell ran, or a set-up cell started a new cluster)"
+        if closed
+        else "were cancelled (a cancel in a later cell, or a cluster restart)"
+    )
+    redo = ", then ".join(steps) if steps else "the cells that make them"
+    return f"gpu-dask-kit: the futures in {what} {why}, so their results are gone; re-run {redo}, then this cell."
+
+
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
     """IPython's custom exception handler. It never raises: IPython unregisters a handler that raised ("Custom TB
     Handler failed, unregistering") and every later error in the kernel would come raw. A failure of the kit's own
@@ -91,7 +119,7 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         hint = explain(value, namespace=shell.user_ns, started_in=_started_in(shell))
         # a re-run error's traceback is distributed's internals, an option error's the kit's own checks: its last line
         # (the error names the option, the value, what is accepted and what to do), then any sentence, say it all
-        short = (hint is not None and cause_of(value) is not None) or isinstance(value, OptionError)
+        short = (hint is not None and (cause_of(value) is not None or "CancelledError" in type(value).__name__)) or isinstance(value, OptionError)
     except Exception:
         hint, short = None, False
     try:

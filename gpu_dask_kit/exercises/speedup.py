@@ -1,0 +1,92 @@
+"""07-2's evidence: how the answer cell took the times out of ``medians`` (by cluster size, from medians' own keys)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .hidden import number_of
+from .model import Hint
+from .typed import REQUESTS
+from .values import close
+
+__all__ = ["sizes_read", "extremes", "rounded_medians", "reads_speed_ups", "uses_medians"]
+
+#: The names holding notebook 07's measurements by cluster size.
+MEASURED = ("medians", "all_times", "speed_ups")
+
+
+def sizes_read(cell: str) -> None:
+    """A :class:`Hint` when the answer cell looks a time up by a cluster size that matches the sizes measured here only
+    by chance: a count (``len(medians)``), the notebook's CPU cluster request, or a typed size other than 1 (one worker
+    is always measured; the largest size is the GPU count on a GPU machine)."""
+    tree = ast.parse(cell)
+    made = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in MEASURED):
+            continue
+        index = node.slice
+        if isinstance(index, ast.Name) and index.id in made:
+            index = made[index.id]  # n = len(medians); medians[n]
+        why = _by_chance(index)
+        if why:
+            raise Hint(
+                f"speed_up looks a time up by {why} ({ast.unparse(node)}): it matches a cluster size measured here only by "
+                "chance. On a machine with GPUs the sizes measured are 1 and the number of GPUs, so that key may not exist "
+                "there. Take the largest cluster size from what was measured (the keys of medians)."
+            )
+
+
+def _by_chance(index: ast.expr) -> str | None:
+    """What an index stands for when it is not a cluster size read from the measurements (None: it is, or 1)."""
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" for n in ast.walk(index)):
+        return "a count of entries (len(...))"
+    if any(isinstance(n, ast.Name) and n.id in REQUESTS for n in ast.walk(index)):
+        return "the notebook's CPU cluster request (not used at all on a GPU machine)"
+    value = number_of(index)
+    if value is not None and value != 1:
+        return "a cluster size written out"
+    return None
+
+
+def extremes(cell: str) -> str | None:
+    """What the answer cell takes with ``max(...)``/``min(...)`` of ``medians.values()`` (times, not cluster sizes):
+    "the largest and the smallest of the median times", "the one-worker time over the smallest median time"; else None."""
+    taken = set()
+    for node in ast.walk(ast.parse(cell)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
+            for arg in node.args:
+                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values":
+                    taken.add(node.func.id)
+    if not taken:
+        return None
+    if ("max" in taken and "min" in taken) or "sorted" in taken:
+        return "the largest and the smallest of the median times (the slowest over the fastest)"
+    return f"the {'smallest' if 'min' in taken else 'largest'} of the median times"
+
+
+def rounded_medians(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
+    """True when ``given`` is the ratio of two medians rounded to 2 places (cell 20's "median s" column), not the speed-up."""
+    medians = ns["medians"]
+    rounded = round(medians[min(medians)], 2) / round(medians[max(medians)], 2)
+    return "median s" in cell and close(given, rounded, rel=1e-9) and not close(given, expected, rel=1e-9)
+
+
+def reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:
+    """True when ``given`` was read from what notebook 07's table cell made of the medians: its ``speed_ups`` (a dict
+    of medians[1] / median per size) or its ``ours["speed-up"]`` column (those, rounded to 2 places)."""
+    names = {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name)}
+    for name in names & {"speed_ups", "ours"}:
+        value: Any = ns.get(name)
+        column = value.get("speed-up") if hasattr(value, "columns") else None
+        found = [float(v) for v in (value.values() if isinstance(value, dict) else column if column is not None else [])]
+        if any(close(v, expected, rel=1e-9) or v == round(expected, 2) for v in found) and close(given, expected, rel=0.01):
+            return True
+    return False
+
+
+def uses_medians(cell: str) -> bool:
+    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median())."""
+    tree = ast.parse(cell)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return any("median" in name for name in names)

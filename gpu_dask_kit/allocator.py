@@ -26,9 +26,18 @@ def cupy_allocator_name() -> str:
 
 
 def rmm_resource_name() -> str:
-    """The class name of RMM's current device memory resource in this process (e.g. PoolMemoryResource)."""
+    """The class name of the resource that RMM allocates from in this process (e.g. PoolMemoryResource),
+    looking through adaptors that only watch it: the kit's workers run under dask-cuda's
+    ``TrackingResourceAdaptor`` (``rmm_track_allocations``), which tells nothing of the allocator."""
     try:
         import rmm
     except ImportError:
         return "rmm not installed"
-    return type(rmm.mr.get_current_device_resource()).__name__
+    resource = rmm.mr.get_current_device_resource()
+    while type(resource).__name__ in _WATCHING_ADAPTORS and getattr(resource, "upstream_mr", None) is not None:
+        resource = resource.upstream_mr
+    return type(resource).__name__
+
+
+#: RMM adaptors that pass every allocation to their upstream resource unchanged (they count or log).
+_WATCHING_ADAPTORS = frozenset({"TrackingResourceAdaptor", "StatisticsResourceAdaptor", "LoggingResourceAdaptor"})

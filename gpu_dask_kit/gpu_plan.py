@@ -11,6 +11,7 @@ start, made before anything starts.
 from __future__ import annotations
 
 import getpass
+import sys
 import zlib
 from typing import Any
 
@@ -144,6 +145,16 @@ def rmm_libraries(allocator: str, libraries: dict[str, LibraryInfo], notes: list
     if allocator == "none":
         rmm = libraries.get("rmm")
         why = "no RMM allocator was asked for (rmm_async=False, no pool)" if rmm and rmm.installed else f"RMM is not installed ({_GPU_EXTRA} for RMM)"
+        cudf = libraries.get("cudf")
+        if cudf and cudf.installed:
+            # dask-cuda's CUDFSetup plugin imports cuDF on every worker at start, and cuDF's import
+            # calls cupy.cuda.set_allocator(rmm_cupy_allocator), whatever the kit asked for.
+            notes.append(
+                f"CuPy allocates through RMM's default resource on the workers, one cudaMalloc per array: {why}, and "
+                "dask-cuda imports cuDF on every worker at start, which routes CuPy through RMM. For speed, leave "
+                "rmm_async at its default (True) or give rmm_pool_size."
+            )
+            return ()
         notes.append(f"CuPy keeps its own memory pool on the workers: {why}.")
         return ()
     if not (cupy and cupy.installed):
@@ -154,8 +165,17 @@ def rmm_libraries(allocator: str, libraries: dict[str, LibraryInfo], notes: list
         "managed": "CUDA managed memory through RMM (one cudaMallocManaged per allocation, no pool: slower, but data may exceed the GPU)",
         "managed_pool": "from the RMM pool of managed memory",
     }[allocator]
-    notes.append(f"CuPy allocates {what} on every worker; in this notebook it keeps its own memory pool.")
+    notes.append(f"CuPy allocates {what} on every worker; {_notebook_cupy()}.")
     return ("cupy",)
+
+
+def _notebook_cupy() -> str:
+    """What CuPy allocates from in this process: its own pool, unless cuDF was imported here (cuDF's
+    ``__init__`` calls ``cupy.cuda.set_allocator(rmm_cupy_allocator)``: one cudaMalloc per array
+    through RMM's default resource, the notebook has no pool)."""
+    if "cudf" in sys.modules:
+        return "in this notebook cuDF, imported here, routes it through RMM (cuDF does that at import)"
+    return "in this notebook it keeps its own memory pool until cuDF is imported here (cuDF routes CuPy through RMM at import)"
 
 
 def check_fractions(options: Any) -> None:
@@ -169,6 +189,18 @@ def check_fractions(options: Any) -> None:
                 f"at most {MAX_POOL_FRACTION} of the GPU (a pool must leave at least 1/20 of it free for the CUDA context and workspaces)",
                 "lower it, or use rmm_async=True, which needs no sizing",
             )
+        if isinstance(value, int) and value < _SMALLEST_POOL:
+            _too_small_pool(name, value, value)
+
+
+def _too_small_pool(name: str, value: Any, nbytes: int) -> None:
+    """Below 1 MiB RMM's 256-byte alignment made '--rmm-pool-size 0': no pool at all, and no error."""
+    raise OptionError(
+        name,
+        value,
+        f"a pool of at least {format_bytes(_SMALLEST_POOL)} ({value!r} is {nbytes} bytes)",
+        "give a size with its unit such as '8GiB' or a fraction such as 0.5",
+    )
 
 
 def _device_bytes(name: str, value: Any, device: GPUInfo) -> int:
@@ -185,7 +217,18 @@ def _device_bytes(name: str, value: Any, device: GPUInfo) -> int:
 
 
 def _pool_bytes(name: str, value: Any, devices: list[GPUInfo]) -> int:
-    """A pool size in bytes that fits in the FREE memory of every device, with headroom."""
+    """A pool size in bytes that fits in the FREE memory of every device, with headroom, and of at
+    least 1 MiB (below that, RMM's 256-byte alignment made '--rmm-pool-size 0': no pool at all)."""
+    nbytes = _fitting_pool_bytes(name, value, devices)
+    if nbytes < _SMALLEST_POOL:
+        _too_small_pool(name, value, nbytes)
+    return nbytes
+
+
+_SMALLEST_POOL = 2**20
+
+
+def _fitting_pool_bytes(name: str, value: Any, devices: list[GPUInfo]) -> int:
     if any(d.unified_memory for d in devices):
         if isinstance(value, float):
             raise OptionError(

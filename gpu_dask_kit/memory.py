@@ -27,6 +27,10 @@ POOL_ALIGNMENT = 256
 _SIZE_FORMS = 'a size such as "4GiB" or "512MB", a whole number of bytes, or a fraction of the total such as 0.8 or "80%"'
 
 
+#: A float above 1 is taken as bytes (4e9) from this size on; below it (2.0, 1.5) it is a mistyped fraction.
+_SMALLEST_FLOAT_BYTES = 2**20
+
+
 def parse_size(value: object, parameter: str) -> Size:
     """Parse a user-given size into whole bytes (int) or a fraction of the total (float).
 
@@ -46,8 +50,16 @@ def parse_size(value: object, parameter: str) -> Size:
             raise OptionError(parameter, value, _SIZE_FORMS, "a size must be greater than zero")
         return value
     if isinstance(value, float):
-        if math.isfinite(value) and value > 1.0 and value == int(value):
-            return int(value)
+        if math.isfinite(value) and value >= _SMALLEST_FLOAT_BYTES and value == int(value):
+            return int(value)  # 4e9: bytes written in float notation
+        if math.isfinite(value) and value > 1.0:
+            raise OptionError(
+                parameter,
+                value,
+                _SIZE_FORMS,
+                f"{value!r} is neither a fraction (at most 1: 0.5 is half) nor a plausible number of bytes; "
+                'write a fraction or a size with its unit such as "2GiB"',
+            )
         return _fraction(value, value, parameter)
     if not isinstance(value, str) or not value.strip():
         raise OptionError(parameter, value, _SIZE_FORMS)

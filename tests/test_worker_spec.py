@@ -6,13 +6,15 @@ Nothing starts here. Each test failed on the code before its fix (each was marke
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 
 import pytest
 
 from gpu_dask_kit import ClusterOptions, OptionError
 from gpu_dask_kit.deploy.local import cluster_kwargs
 from gpu_dask_kit.deploy.slurm import job_script, make_slurm_plan
-from gpu_dask_kit.environment import GPUInfo
+from gpu_dask_kit.environment import GPUInfo, LibraryInfo
 from gpu_dask_kit.plan import make_plan
 
 from .simgpu.dask_cuda_paths import job_command
@@ -78,5 +80,40 @@ def test_cupy_is_not_routed_through_an_rmm_without_a_pool():
     pooled = make_plan(ClusterOptions.from_config(rmm_pool_size="2GiB"), report())
     assert local(report(), rmm_pool_size="2GiB")["rmm_allocator_external_lib_list"] == ["cupy"]
     assert any("CuPy allocates from the RMM pool" in n for n in pooled.notes), pooled.notes
-    # the notebook's own CuPy is never routed through an RMM that has no pool in that process
-    assert not any("in this notebook" in n and "through RMM" in n for n in pooled.notes)
+    # the notebook's own CuPy is not routed through an RMM that has no pool in that process (cuDF does it at import)
+    assert any("in this notebook it keeps its own memory pool until cuDF is imported" in n for n in pooled.notes), pooled.notes
+
+
+def test_with_cudf_installed_the_workers_cupy_goes_through_rmm_even_without_an_allocator():
+    """Found on the H100 (2026-11-24): dask-cuda's CUDFSetup imports cuDF on every worker at start, and
+    cuDF's import sets CuPy's allocator to RMM's; the note said CuPy kept its own pool."""
+    rep = report()
+    rep = dataclasses.replace(rep, libraries={**rep.libraries, "cudf": LibraryInfo(True, "26.10")})
+    notes = make_plan(ClusterOptions.from_config(rmm_async=False), rep).notes
+    assert not any("CuPy keeps its own memory pool" in n for n in notes), notes
+    assert any("one cudaMalloc per array" in n and "dask-cuda imports cuDF on every worker" in n for n in notes), notes
+
+
+def test_the_notebook_note_says_cudf_routes_cupy_through_rmm_once_imported(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cudf", types.ModuleType("cudf"))
+    notes = make_plan(ClusterOptions.from_config(rmm_pool_size="2GiB"), report()).notes
+    assert any("in this notebook cuDF, imported here, routes it through RMM" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("value", [2.0, 1.5, 100.0])
+def test_a_float_above_one_is_refused_not_taken_as_bytes(value):
+    """Found on the H100: rmm_pool_size=2.0 was 2 bytes, aligned to 0: '--rmm-pool-size 0', no pool, no error."""
+    with pytest.raises(OptionError) as local_err:
+        make_plan(ClusterOptions.from_config(rmm_pool_size=value), report())
+    assert local_err.value.parameter == "rmm_pool_size" and "neither a fraction" in str(local_err.value)
+    with pytest.raises(OptionError):
+        make_slurm_plan(slurm_gpu(rmm_pool_size=value), "gpu")
+    assert ClusterOptions.from_config(rmm_pool_size=4e9).rmm_pool_size == 4_000_000_000  # bytes in float notation
+
+
+def test_a_pool_below_one_mib_is_refused():
+    with pytest.raises(OptionError, match=r"a pool of at least 1\.00 MiB") as err:
+        make_plan(ClusterOptions.from_config(rmm_pool_size=100), report())
+    assert err.value.parameter == "rmm_pool_size"
+    with pytest.raises(OptionError, match=r"a pool of at least 1\.00 MiB"):
+        make_slurm_plan(slurm_gpu(rmm_pool_size=100), "gpu")  # was '--rmm-pool-size 0' in the job script

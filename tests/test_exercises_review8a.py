@@ -165,4 +165,3 @@ def test_04_1_ddf_made_again_after_a_right_answer_cannot_be_checked(client):
     ns["In"] = ["", code, "ddf = ddf.map_partitions(lambda d: d).persist()", 'exercises.check("04-1", globals())']
     verdict = judge("04-1", ns)
     assert verdict.message.startswith("Could not be checked (04-1): ddf was made again"), verdict.message
-

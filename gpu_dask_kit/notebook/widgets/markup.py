@@ -121,6 +121,13 @@ def monitor_header_html(model: MonitorModel | None, *, note: str = "", compact: 
     return head
 
 
+#: Hover text of a column whose figure differs from what a user may compare it with.
+_HEADER_TITLES = {
+    "GPU total in use (all processes)": " title='NVML: every process on this GPU plus memory the driver reserves "
+    "(about 480 MiB on an idle H100, which nvidia-smi leaves out); read once a second, so it may trail a persist by a second'",
+}
+
+
 def monitor_table_html(model: MonitorModel | None) -> str:
     """One row per worker: on GPU the data-on-GPU bar (against the spill limit), host bar, spilled to host,
     spilled to disk, RMM in use, RMM pool reserved, and NVML's whole-GPU figure; on CPU host bar and disk."""
@@ -141,7 +148,7 @@ def monitor_table_html(model: MonitorModel | None) -> str:
         else:
             cells += [_bar(r.host, r.name), _bytes(r.spilled_to_disk)]
         rows.append(f"<tr class='gdkw-worker' data-worker='{_esc(r.name)}' data-pid='{r.pid}'>{''.join(cells)}</tr>")
-    head = "".join(f"<th scope='col'>{c}</th>" for c in cols)
+    head = "".join(f"<th scope='col'{_HEADER_TITLES.get(c, '')}>{c}</th>" for c in cols)
     return f"{STYLE}<table class='gdkw-table'><tr>{head}</tr>{''.join(rows)}</table>"
 
 

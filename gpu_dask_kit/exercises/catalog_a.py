@@ -9,6 +9,7 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
+from .. import scheduler_view
 from .chunks import check_a, chunks_merged
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
@@ -69,7 +70,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _workers(ns: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(ns["session"].client.scheduler_info(n_workers=-1)["workers"].values())
+    return list(scheduler_view.workers(ns["session"].client).values())
 
 
 def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

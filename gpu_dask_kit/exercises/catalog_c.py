@@ -7,6 +7,7 @@ from typing import Any
 
 import dask
 
+from .. import scheduler_view
 from .counting import counted_on_cluster
 from .evidence import persisted
 from .hidden import require_not_hidden
@@ -88,7 +89,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "fraction")
     fresh(ns, ("fraction",))
     given = as_fraction(value)
-    limits = [int(w["memory_limit"]) for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values()]
+    limits = [int(w["memory_limit"]) for w in scheduler_view.workers(ns["session"].client).values()]
     x = ns["x"]
     expected = x.nbytes / sum(limits)
     if given is None:

@@ -11,6 +11,7 @@ from typing import Any
 import dask
 from dask.utils import funcname, key_split
 
+from .. import scheduler_view
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
@@ -148,7 +149,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     wanted = [a["resources"] for a in asked]
     if not all(w == {"GPU_SLOT": 1} for w in wanted):
-        have = sorted({r for w in ns["session"].client.scheduler_info(n_workers=-1)["workers"].values() for r in w.get("resources", {})})
+        have = sorted({r for w in scheduler_view.workers(ns["session"].client).values() for r in w.get("resources", {})})
         raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
     if len(futures) != 4:
         raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")

@@ -99,7 +99,9 @@ class SessionInfo:
         """What ``start_cluster(verbose=True)`` prints: the summary, the kit's notes and the dashboard link."""
         link = self.dashboard_link
         where = [f"Dashboard: {link}  (this cluster's own address: a fixed localhost:8787 link may show nothing)"] if link else []
-        return "\n  ".join([self.summary(), *self.notes, *where])
+        summary = self.summary()
+        notes = [n for n in self.notes if n not in summary]  # a connection's reason already carries its notes
+        return "\n  ".join([summary, *notes, *where])
 
     def ignored_options(self) -> dict[str, Any]:
         """In connect mode: the options given explicitly that it cannot apply (the workers run elsewhere)."""

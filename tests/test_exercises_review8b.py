@@ -144,7 +144,7 @@ def test_a_name_the_skipped_cell_makes_is_named_with_the_cell_to_run(key, name, 
     ns["In"] = ["", "import gpu_dask_kit as kit", answer, f'exercises.check("{key}", globals())']
     verdict = judge(key, ns)
     assert not verdict.correct and verdict.message.startswith(f"Could not be checked ({key}): your answer cell (In [2]) raised NameError"), verdict.message
-    assert f"it reads `{name}`, which a cell above it makes" in verdict.message and "run that cell" in verdict.message, verdict.message
+    assert f"it reads `{name}`, which this kernel does not have" in verdict.message and "If a cell above makes it" in verdict.message, verdict.message
 
 
 def test_07_1_after_the_clean_up_cell_the_check_names_the_cells_that_write_the_files(client, tmp_path):

@@ -134,6 +134,7 @@ def start(options: ClusterOptions, *, started_by: str = "connect", security: Any
         mode, reason = remote_mode_reason(client)
         notes: list[str] = []
         array, dataframe = client_backends(mode, report or detect("auto"), notes)
+        reason = " ".join([reason, *notes])  # the session of a connection shows its reason only
         try:
             link = client.dashboard_link or None
         except Exception:

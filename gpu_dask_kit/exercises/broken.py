@@ -148,8 +148,14 @@ def not_made(err: str, namespace: dict[str, Any]) -> str | None:
     name = found.group(1)
     history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
     cells = cells_making(history, name)
-    where = f" (In [{cells[-1]}] in this kernel's history)" if cells else ""
+    if not cells:  # nothing run in this kernel made it: a skipped cell above, or a name no cell makes (a typo, GiB)
+        return (
+            f"it reads `{name}`, which this kernel does not have (no cell run in it made `{name}`). If a cell above makes "
+            "it, that cell was skipped or the kernel restarted since: run it, then your answer cell, then this check; if "
+            f"none does, your answer cell has to make `{name}` itself (or the name is misspelled)."
+        )
     return (
-        f"it reads `{name}`, which a cell above it makes{where}, and this kernel does not have it (that cell was skipped, "
-        "or the kernel restarted since): run that cell, then your answer cell, then this check."
+        f"it reads `{name}`, which a cell above it makes (In [{cells[-1]}] in this kernel's history), and this kernel "
+        "does not have it (the kernel restarted since, or a later cell deleted it): run that cell, then your answer cell, "
+        "then this check."
     )

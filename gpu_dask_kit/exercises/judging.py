@@ -264,7 +264,7 @@ def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, 
     cell = answer_cell(namespace, answer_names[0])
     missing = not_made(f"{type(err).__name__}: {first}", namespace)
     if missing:
-        return Hint(f"could not be checked: the check runs your answer cell again, and {missing}")
+        return Hint(f"could not be checked: the check ran your answer cell again and it raised {type(err).__name__}: {missing}")
     gone = _files_gone(err, namespace, cell)
     if gone:
         return Hint(f"could not be checked: the check runs your answer cell again, and {gone}")

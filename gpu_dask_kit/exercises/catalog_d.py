@@ -131,6 +131,9 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     value = getattr(node, "value", None)
     if value is None:
         return None
+    typed = _typed_feature(value, tree, ns) if tree is not None else None
+    if typed is not None:
+        return "by a feature name written out in it (that result found by its name)"
     calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
     base = value
     while isinstance(base, ast.Subscript):
@@ -150,6 +153,22 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
                 entry = sorted(read)[0]
                 what = {0: " (its features)", 1: " (its coefficients)", 2: " (its intercept)"}.get(entry, "")
                 return f"by entry {entry} of each result{what} (max/min/sorted's key), not by its R²"
+    return None
+
+
+def _typed_feature(value: ast.expr, tree: ast.Module, ns: dict[str, Any]) -> str | None:
+    """A feature's name written as a string in the expression that makes best_single_feature, or in the cell's
+    assignment of a name that expression reads (``[r for r in res if r[0] == ("x1",)][0][0][0]``); None otherwise."""
+    features = {str(f) for f in ns.get("features", ())}
+    nodes = [value]
+    for name in {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {"single_fits"}:  # the fits may name their features
+        made = getattr(_assigned(tree, name), "value", None)
+        if isinstance(made, ast.expr):
+            nodes.append(made)
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in features:
+                return n.value
     return None
 
 

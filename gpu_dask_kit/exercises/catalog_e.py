@@ -183,6 +183,15 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 # --- 09 · GPU-first ----------------------------------------------------------------------------------
 
 
+def _brought_here(cell: str | None) -> str | None:
+    """``.result()`` or a gather written in the answer cell (a learner's way to look at the squares first); None otherwise."""
+    tree = _parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("result", "gather"):
+            return f".{node.func.attr}()"
+    return None
+
+
 def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
     if is_lazy(total):
@@ -196,6 +205,13 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"total_future is {describe(total)}: the value is here in the notebook. The question wants the Future "
             "of a task that adds up on a worker, without calling .result() or gathering."
+        )
+    pulled = _brought_here(answer_cell(ns, "total_future"))
+    if pulled is not None:
+        raise Hint(
+            f"your answer cell calls {pulled}, which brings results from the cluster into this notebook (it waits for them "
+            "and copies them here). The question is about futures that never come here: hand the squares' futures "
+            "themselves to the summing task, and keep total_future a future."
         )
     inputs = task_inputs(total)
     if inputs is None:

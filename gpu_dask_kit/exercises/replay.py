@@ -175,13 +175,32 @@ def answer_cell(namespace: dict[str, Any], name: str) -> str | None:
     return None
 
 
+def evaluated_string(node: ast.AST) -> ast.expr | None:
+    """The expression inside ``eval("...")`` / ``ast.literal_eval("...")`` written as a string; None otherwise.
+
+    >>> ast.unparse(evaluated_string(ast.parse('eval("80_000_000 / 4294967296")', mode="eval").body))
+    '80000000 / 4294967296'
+    """
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return None
+    func = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    if func not in ("eval", "literal_eval"):
+        return None
+    try:
+        return ast.parse(node.args[0].value.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+
 def typed_in(cell: str, name: str) -> bool:
-    """True when the cell's last assignment to ``name`` is a value written out (a literal, or arithmetic on literals)."""
+    """True when the cell's last assignment to ``name`` is a value written out (a literal, or arithmetic on literals,
+    also inside ``eval("...")``)."""
     tree = _parse(cell)
     node = _assigned(tree, name) if tree is not None else None
     value = getattr(node, "value", None)
     if value is None or isinstance(node, ast.AugAssign):
         return False
+    value = evaluated_string(value) or value
     return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
 
 

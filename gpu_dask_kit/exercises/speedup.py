@@ -50,19 +50,32 @@ def _by_chance(index: ast.expr) -> str | None:
 
 
 def extremes(cell: str) -> str | None:
-    """What the answer cell takes with ``max(...)``/``min(...)`` of ``medians.values()`` (times, not cluster sizes):
-    "the largest and the smallest of the median times", "the one-worker time over the smallest median time"; else None."""
-    taken = set()
+    """What the answer cell takes with ``max``/``min``/``sorted`` of ``medians.values()`` (times) or of the table's
+    speed-ups (``speed_ups.values()``, ``ours["speed-up"].max()``), not by cluster size: "the largest and the smallest
+    of the median times", "the largest of the speed-ups"; else None."""
+    taken: dict[str, str] = {}
     for node in ast.walk(ast.parse(cell)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id in ("max", "min", "sorted"):
             for arg in node.args:
                 if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "values":
-                    taken.add(node.func.id)
+                    taken[node.func.id] = _what(arg.func.value) or "median times"
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in ("max", "min") and not node.args:
+            what = _what(node.func.value)  # a Series' or array's own max(): ours["speed-up"].max()
+            if what:
+                taken[node.func.attr] = what
     if not taken:
         return None
+    what = " and ".join(sorted(set(taken.values())))
     if ("max" in taken and "min" in taken) or "sorted" in taken:
-        return "the largest and the smallest of the median times (the slowest over the fastest)"
-    return f"the {'smallest' if 'min' in taken else 'largest'} of the median times"
+        return f"the largest and the smallest of the {what} (the slowest over the fastest)"
+    return f"the {'smallest' if 'min' in taken else 'largest'} of the {what}"
+
+
+def _what(owner: ast.expr) -> str | None:
+    text = ast.unparse(owner).lower()
+    return "speed-ups" if "speed" in text else "median times" if "median" in text else None
 
 
 def rounded_medians(cell: str, ns: dict[str, Any], given: float, expected: float) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
-from .replay import _depends
+from .replay import _depends, evaluated_string
 from .values import as_bytes, close
 
 __all__ = ["limits_read", "numbers_read", "size_not_computed"]
@@ -52,10 +52,18 @@ def _decimal_size(node: ast.expr) -> bool:
 
 
 def _parse_cell(cell: str | None) -> ast.Module | None:
+    """The cell's tree, with each ``eval("...")`` replaced by the expression in its string (its numbers are typed too)."""
     try:
-        return ast.parse(cell) if cell is not None else None
+        tree = ast.parse(cell) if cell is not None else None
     except SyntaxError:
         return None
+    return _Unevaluated().visit(tree) if tree is not None else None
+
+
+class _Unevaluated(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        inner = evaluated_string(node)
+        return self.visit(inner) if inner is not None else self.generic_visit(node)
 
 
 def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[float, ast.AST | None, bool]]:

@@ -1,0 +1,86 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Answers that reach the right value by a shortcut the exercise teaches against, hidden in an expression: a feature's
+name written out and found by filtering (05-1), typed numbers inside ``eval("...")`` (06-2), the largest speed-up of
+the table whichever cluster it belongs to (07-2), results brought to the notebook on the way (09-1). Each was
+"Correct" in learner review 9; each must be rejected with a hint that says what the answer did and does not give the
+answer away, while the right answers in the corpus still pass (tests/test_exercises_cases.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_exercises_corpus import corpus_client  # noqa: F401  (the `client` fixture, used here)
+from tests.test_exercises_review7b import _ns
+from tests.test_exercises_review8b import _judge, _rejected
+
+
+def _best_feature(ns) -> str:
+    import dask
+
+    res = dask.compute(*[ns["fit_ols"](ns["data_future"], (f,)) for f in ns["features"]])
+    return max(res, key=lambda r: r[3])[0][0]
+
+
+def test_05_1_a_feature_name_written_out_and_found_by_filtering_is_rejected(client):
+    ns = _ns("05-1", client)
+    best = _best_feature(ns)
+    for code in (
+        f"single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = [r for r in res if r[0] == ({best!r},)][0][0][0]",
+        f"single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\npick = [r for r in res if {best!r} in r[0]]\nbest_single_feature = pick[0][0][0]",
+    ):
+        ns, verdict = _judge("05-1", code, client, ns=_ns("05-1", client))
+        _rejected("05-1", ns, verdict, "a feature name written out")
+
+
+def test_05_1_fits_that_name_their_features_still_pass_when_the_best_is_picked_by_r2(client):
+    ns = _ns("05-1", client)
+    fits = ", ".join(f"fit_ols(data_future, ({f!r},))" for f in ns["features"])
+    code = f"single_fits = [{fits}]\nbest_single_feature = max(dask.compute(*single_fits), key=lambda r: r[3])[0][0]"
+    ns, verdict = _judge("05-1", code, client, ns=ns)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "fraction = eval('x.nbytes / (2*2**30)')",  # this corpus' cluster: two workers of 1 GiB
+        "fraction = x.nbytes / eval('2*2**30')",
+    ],
+)
+def test_06_2_typed_numbers_inside_eval_are_typed(code, client):
+    _, verdict = _judge("06-2", code, client, ns=_ns("06-2", client))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "written out" in verdict.message or "typed" in verdict.message, verdict.message
+
+
+def test_06_2_a_whole_fraction_typed_inside_eval_is_typed(client):
+    ns = _ns("06-2", client)
+    limits = sum(int(w["memory_limit"]) for w in client.scheduler_info(n_workers=-1)["workers"].values())
+    code = f"fraction = eval('{int(ns['x'].nbytes)} / {limits}')"
+    ns, verdict = _judge("06-2", code, client, ns=ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("code", ["speed_up = ours['speed-up'].max()", "speed_up = max(speed_ups.values())"])
+def test_07_2_the_largest_speed_up_of_the_table_is_told_so(code, client):
+    ns = _ns("07-2", client)
+    import pandas as pd
+
+    medians = ns["medians"]
+    ns["speed_ups"] = {n: medians[min(medians)] / m for n, m in medians.items()}
+    ns["ours"] = pd.DataFrame({"workers": list(ns["speed_ups"]), "speed-up": [round(v, 2) for v in ns["speed_ups"].values()]})
+    ns, verdict = _judge("07-2", code, client, ns=ns)
+    _rejected("07-2", ns, verdict, "the largest of the speed-ups", "median times")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "total_future = session.client.submit(sum, [f for f in session.client.map(square, range(10)) if f.result() >= 0])",
+        "square_futures = session.client.map(square, range(10))\nsquares = session.client.gather(square_futures)\ntotal_future = session.client.submit(sum, square_futures)",
+        "total_future = session.client.submit(sum, session.client.map(square, range(10)))\ntotal_future.result()",
+    ],
+)
+def test_09_1_results_brought_to_the_notebook_in_the_answer_cell_are_named(code, client):
+    ns, verdict = _judge("09-1", code, client, ns=_ns("09-1", client))
+    _rejected("09-1", ns, verdict, "brings results from the cluster into this notebook")

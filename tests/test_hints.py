@@ -151,3 +151,36 @@ def test_an_option_error_shows_its_message_without_the_kits_frames():
         hints._handler(shell, type(err), err, err.__traceback__)
     hints._handler(shell, TypeError, TypeError("unrelated"), None)
     assert shown == [True, False], shown
+
+
+def test_a_name_a_skipped_cell_makes_gets_the_cells_to_run_not_only_a_traceback(capsys):
+    """Learner review 9: cells run before the cell that makes their names (06 cell 22 without cell 11's format_bytes,
+    07 cells 20 and 24 before cell 15, 09 cell 17 before 16) raised a bare NameError. The traceback stays (it names the
+    line); one sentence says which cells to run."""
+    shown = []
+    shell = SimpleNamespace(showtraceback=lambda exc_tuple, tb_offset=None, exception_only=False: shown.append(exception_only), user_ns={"In": ["", "x = 1"]})
+    try:
+        exec("medians[1]", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    said = capsys.readouterr().out
+    assert shown == [False] and "`medians` is not defined in this kernel" in said and "Run All Above Selected Cell" in said, said
+    shell.user_ns["In"].append("medians = {1: 2.0}")  # the cell that made it ran, then the kernel lost it
+    try:
+        exec("medians[1]", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    assert "though In [2] made it earlier" in capsys.readouterr().out
+    shell.user_ns["medians"] = {}  # a NameError of a name the notebook has (raised elsewhere) gets no hint
+    try:
+        exec("medians[1]", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    assert "gpu-dask-kit" not in capsys.readouterr().out
+
+
+def test_name_errors_reach_the_kits_handler():
+    registered = []
+    shell = SimpleNamespace(custom_exceptions=(), set_custom_exc=lambda errors, handler: registered.extend(errors), events=None)
+    hints._install(shell)
+    assert NameError in registered

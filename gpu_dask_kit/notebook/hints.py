@@ -11,6 +11,7 @@ loads it in IPython), makes IPython print it under the traceback.
 
 from __future__ import annotations
 
+import ast
 import sys
 import traceback
 from typing import Any
@@ -67,6 +68,9 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     cancelled = _cancelled(exc, namespace, session)
     if cancelled is not None:
         return cancelled
+    missing = _not_defined(exc, namespace)
+    if missing is not None:
+        return missing
     usable = " The cluster itself is fine: fix the cell and run it again." if session is not None and session.is_alive() else ""
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
@@ -85,6 +89,45 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
             "threads_per_worker, or a larger memory_limit; session.memory() shows what each worker holds." + usable
         )
     return connection_hint(exc)  # a Client(...) without the certificate of a kit cluster (TLS)
+
+
+def _not_defined(exc: BaseException, namespace: Any) -> str | None:
+    """For ``NameError`` of a name this kernel lacks (a cell above skipped, or run before a restart): which cells to run.
+
+    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}"]}))
+    gpu-dask-kit: `medians` is not defined in this kernel, though In [1] made it earlier (the kernel restarted, or it was deleted since): run that cell again, then this one.
+    """
+    name = getattr(exc, "name", None)
+    if not isinstance(exc, NameError) or not isinstance(name, str) or not isinstance(namespace, dict) or name in namespace:
+        return None
+    history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
+    made = [i for i, source in enumerate(history) if i and _assigns(source, name)]
+    if made:
+        return (
+            f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "
+            "restarted, or it was deleted since): run that cell again, then this one."
+        )
+    return (
+        f"gpu-dask-kit: `{name}` is not defined in this kernel. If a cell above this one makes it, that cell has not run "
+        "yet (skipped, or run before a kernel restart): run the cells above in order (Run > Run All Above Selected Cell), "
+        "then this one. If no cell makes it, check the spelling."
+    )
+
+
+def _assigns(source: str, name: str) -> bool:
+    """True when ``source`` binds ``name`` (assignment, def, class, import, for target)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+            return True
+    return False
 
 
 def _cancelled(exc: BaseException, namespace: Any, session: Any) -> str | None:
@@ -189,7 +232,7 @@ def _install(shell: Any) -> bool:
     from distributed.scheduler import KilledWorker
     from distributed.utils import CancelledError
 
-    errors = (MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError, ValueError)
+    errors = (MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError, ValueError, NameError)
     shell.set_custom_exc(errors, _handler)
     shell._gpu_dask_kit_hints = True
     events = getattr(shell, "events", None)

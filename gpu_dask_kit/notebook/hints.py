@@ -94,8 +94,8 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 def _not_defined(exc: BaseException, namespace: Any) -> str | None:
     """For ``NameError`` of a name this kernel lacks (a cell above skipped, or run before a restart): which cells to run.
 
-    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}"]}))
-    gpu-dask-kit: `medians` is not defined in this kernel, though In [1] made it earlier (the kernel restarted, or it was deleted since): run that cell again, then this one.
+    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}"]})[:80])
+    gpu-dask-kit: `medians` is not defined in this kernel, though In [1] made it ear
     """
     name = getattr(exc, "name", None)
     if not isinstance(exc, NameError) or not isinstance(name, str) or not isinstance(namespace, dict) or name in namespace:

@@ -80,11 +80,17 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     fitting = [r for r in found.runs_for(name) if prefix in r["prefixes"]]
     replayed = found.values.get(names[1])
     own = {str(d.key) for d in replayed if hasattr(d, "key")} if isinstance(replayed, (list, tuple)) else set()
-    if _submitted_instead(found.cell, names[1]) or (fitting and own and not any(r["keys"] & own for r in fitting)):
+    if _submitted_instead(found.cell, names[1]):
         raise Hint(
             f"{name} does not come from {names[1]}: your answer cell sent its own fit calls to the cluster (client.submit "
             f"or client.map: those do run side by side), and the delayed calls in {names[1]} never ran. The exercise is "
             f"about the delayed calls: hand {names[1]} itself to Dask, all together."
+        )
+    if fitting and own and not any(r["keys"] & own for r in fitting):
+        raise Hint(
+            f"{name} does not come from {names[1]}: your answer cell computed fit calls written elsewhere in it, and the "
+            f"ones {names[1]} holds never ran (is {names[1]} assigned in your answer cell?). Make {names[1]} the list "
+            f"of delayed fits, then hand {names[1]} itself to Dask, all together."
         )
     if not fitting and any(prefix in r["prefixes"] for r in found.runs):
         how = " (it is written out by hand)" if typed_in(found.cell, name) else ""

@@ -8,9 +8,9 @@ import os
 
 import psutil
 
-from .conftest import wait_for_no_new_children
-from .helpers import start_kernel
-from .test_hints import _run
+from ..conftest import wait_for_no_new_children
+from ..helpers import start_kernel
+from ..test_hints import _run
 
 FAILED = "Custom TB Handler failed"
 CLOSED = "re-run the cell that starts the cluster (In [2])"

@@ -1,0 +1,133 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 00's exercise judges: 00-1 (``total``, the sum of squares built from ``a``) and 00-2 (``cluster_memory``,
+read from the cluster), each with answer cells learners wrote in review."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.inputtransformer2 import TransformerManager
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import LIMITS, RIGHT
+from ..test_exercises_corpus import _run
+from .helpers import judged, not_yet, run_without
+
+
+def test_a_timed_answer_cell_that_does_not_parse_is_never_correct(client):
+    right = RIGHT["00-1"][0]
+    ns = _run(right, "00-1", client)
+    ns["In"] = ["", right, TransformerManager().transform_cell("%%time\ntotal = (a**2).sum(\n"), 'exercises.check("00-1", globals())']
+    verdict = judge("00-1", ns)
+    assert not verdict.correct and "SyntaxError" in verdict.message, verdict.message
+
+
+def test_a_parsable_answer_cell_after_a_broken_one_is_judged(client):
+    right = RIGHT["00-1"][0]
+    ns = _run(right, "00-1", client)
+    ns["In"] = ["", "total = (a**2).sum(", right, 'exercises.check("00-1", globals())']
+    assert judge("00-1", ns).correct, judge("00-1", ns).message
+
+
+# Review 5, item 3: right lazy answers of 00-1 whose task names change on every run (a function or lambda made in the cell).
+LAZY_FROM_A = [
+    "import numpy as np\ndef block_sum(b):\n    return np.array([b.sum()])\n\na = da.arange(N, chunks=N // 10)\ntotal = (a**2).map_blocks(block_sum, chunks=(1,)).sum()",
+    "a = da.arange(N, chunks=N // 10)\ntotal = (a**2).map_blocks(lambda b: np.array([b.sum()]), chunks=(1,)).sum()",
+    "a = da.arange(N, chunks=N // 10)\ntotal = da.reduction(a, lambda x, axis, keepdims: (x**2).sum(axis=axis, keepdims=keepdims), lambda x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims), dtype=a.dtype)",
+]
+
+
+@pytest.mark.parametrize("code", LAZY_FROM_A)
+def test_00_1_lazy_answers_with_functions_made_in_the_cell_are_not_called_stale(code, client):
+    verdict = judge("00-1", _run(code, "00-1", client))
+    assert "left from an earlier run" not in verdict.message, verdict.message
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("pure", ["", ", pure=True"])
+def test_00_1_a_delayed_sum_of_python_squares_is_not_built_from_a(pure, client):
+    code = f"a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum{pure})([i*i for i in range(N)])"
+    verdict = judge("00-1", _run(code, "00-1", client))
+    assert not verdict.correct and "not built from a" in verdict.message, verdict.message
+
+
+def test_a_kernel_with_no_cluster_is_told_none_was_started(monkeypatch):
+    """Review 5, item 5: a kernel with no cluster is not "closed"."""
+    from gpu_dask_kit.exercises import stale
+
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(stale, "get_client", no_client)
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()"
+    ns = {"a": 1, "total": 2, "In": ["", "import gpu_dask_kit as kit\nsession = kit.start_cluster()", code, 'exercises.check("00-1", globals())']}
+    verdict = judge("00-1", ns)
+    assert "no cluster was started yet" in verdict.message and "closed" not in verdict.message and "In [1]" in verdict.message, verdict.message
+
+
+def test_00_1_a_total_that_merges_as_chunks_is_not_accepted(client):
+    """Review 6, item 5: `(a.rechunk(N)**2).sum()` was "Correct" (built from a, but the work ran as one task)."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a.rechunk(N) ** 2).sum()"
+    verdict = judge("00-1", run_without(code, "00-1", client))
+    assert verdict.answered and not verdict.correct and "rechunk" in verdict.message, verdict.message
+
+
+def test_00_1_a_delayed_sum_of_a_python_list_is_told_it_is_not_built_from_a(client):
+    """Review 6, item 6: before, "left from an earlier run" (comparing its one-task graph with the re-run's timed out)."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(sum)([i ** 2 for i in range(N)])"
+    verdict = judge("00-1", run_without(code, "00-1", client))
+    assert not verdict.correct and "not built from a" in verdict.message and "earlier run" not in verdict.message, verdict.message
+
+
+# Review 7, item 5: 00-2 asks to read each worker's limit from the cluster (as 06-2 does): a size typed in is not accepted.
+# (The corpus' cluster: two workers of 1 GiB; the reviewer's cells, on notebook 00's 2 x 2 GiB, scaled to it.)
+TYPED_00_2 = [
+    ("cluster_memory = '2GiB'", "a memory size is written out"),
+    ("cluster_memory = 2 * 1 * 2**30", "a memory size is written out"),
+    (f"cluster_memory = len(list({LIMITS})) * 1 * 1024**3", "a memory size is written out"),
+    (f"cluster_memory = len(list({LIMITS})) * 2**30", "a memory size is written out"),
+    (
+        "from dask.utils import parse_bytes\nCPU_CLUSTER = {{'n_workers': 2, 'memory_limit': '1GiB'}}\ncluster_memory = CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit'])",
+        "cluster request",
+    ),
+    (f"cluster_memory = next(iter({LIMITS}))['memory_limit'] * 2", "the number of workers is written out"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), TYPED_00_2)
+def test_00_2_a_typed_size_or_worker_count_is_not_accepted(code, said, client):
+    """Before: each was "Correct"."""
+    verdict = judged("00-2", client, code)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message, verdict.message
+
+
+READ_00_2 = [
+    f"cluster_memory = f\"{{{{sum(w['memory_limit'] for w in {LIMITS}) / 2**30:.0f}}}} GiB\"",
+    f"cluster_memory = str(sum(w['memory_limit'] for w in {LIMITS}) // 2**20) + 'MiB'",
+]
+
+
+@pytest.mark.parametrize("code", READ_00_2)
+def test_00_2_a_sum_read_from_the_cluster_in_another_unit_is_accepted(code, client):
+    verdict = judged("00-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+# Review 8: a size typed in, spelled as a string; one limit times the worker count.
+SPELLED = [
+    "cluster_memory = f'{{2*2}}GiB'",
+    "cluster_memory = str(2 + 2) + 'GiB'",
+    "cluster_memory = '{{}}GiB'.format(2 * 2)",
+    "cluster_memory = '%dGiB' % 4",
+]
+
+
+@pytest.mark.parametrize("code", SPELLED)
+def test_00_2_a_size_spelled_from_numbers_written_out_is_typed(code, client):
+    not_yet("00-2", client, code, "spelled as a string")
+
+
+def test_00_2_one_limit_times_the_worker_count_is_not_the_sum(client):
+    code = "limit = min(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\ncluster_memory = limit * len(session.client.scheduler_info(n_workers=-1)['workers'])"
+    not_yet("00-2", client, code, "multiplies ONE worker's limit")

@@ -1,0 +1,47 @@
+"""Notebook 01's exercise judges: 01-1 (``workshop_options``, the options dask-cuda reads) and 01-2 (``spill_at``,
+a share of each GPU in bytes), each with answer cells learners wrote in review."""
+
+from __future__ import annotations
+
+from gpu_dask_kit.exercises import EXERCISES, judge
+
+from ..test_exercises_cases import RIGHT
+from .helpers import judged, judged_with_ns, not_yet, run_without
+
+
+def test_01_1_says_only_what_dask_cuda_reads(client):
+    """Review 6, item 8: dask-cuda 26.10's LocalCUDACluster reads a float in (0, 1] as a share of the GPU and parses a
+    string with parse_bytes ("60%" raises): the hint for 60 suggested a percent string, and "60%" passed unremarked."""
+    verdict = judge(
+        "01-1", run_without("workshop_options = kit.ClusterOptions(device_memory_limit=60, rmm_async=True, dashboard_address=':0')", "01-1", client)
+    )
+    assert not verdict.correct and "percent" not in verdict.message and "float between 0 and 1" in verdict.message, verdict.message
+    verdict = judge("01-1", run_without(RIGHT["01-1"][0], "01-1", client))
+    assert verdict.correct and "LocalCUDACluster itself does not read a '%' string" in verdict.message, verdict.message
+    assert "0.6" in EXERCISES["01-1"].solution and "%" not in EXERCISES["01-1"].solution
+
+
+# Review 8: CPU workers on a GPU node; the percent note only for the option it was given to.
+def test_01_1_cpu_workers_on_the_gpu_node_are_rejected(client):
+    code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', device='cpu')"
+    not_yet("01-1", client, code, "CPU workers (device='cpu')")
+
+
+def test_01_1_the_percent_note_names_the_option_that_had_it(client):
+    host = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', memory_limit='60%')"
+    verdict, _ = judged_with_ns("01-1", client, host)
+    assert verdict.correct and "percent string" not in verdict.message, verdict.message
+    device = "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':0')"
+    verdict, _ = judged_with_ns("01-1", client, device)
+    assert verdict.correct and "percent string" in verdict.message, verdict.message
+
+
+def test_01_2_a_percent_string_is_called_a_percentage(client):
+    """Review 7, item 8: `spill_at = "60%"` was told "a str is neither"."""
+    verdict = judged("01-2", client, "spill_at = '60%'")
+    assert not verdict.correct and "is a percentage" in verdict.message and "a str is neither" not in verdict.message, verdict.message
+
+
+def test_01_2_decimal_units_are_named_without_confirming_the_digits(client):
+    verdict = not_yet("01-2", client, "spill_at = '9.6GB'", "decimal unit")
+    assert "right digits" not in verdict.message and "Any unit is fine" not in verdict.message, verdict.message

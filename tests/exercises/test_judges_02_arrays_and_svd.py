@@ -1,0 +1,64 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 02's exercise judges: 02-1 (``rank10_error``, the rank-10 approximation's error computed on the workers),
+with answer cells learners wrote in review, and what the check says after a restart."""
+
+from __future__ import annotations
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import RIGHT
+from ..test_exercises_corpus import _run, namespace
+from .helpers import run_without
+
+
+# Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
+def test_02_1_the_theory_computed_on_the_workers_is_rejected_like_the_numpy_one(client):
+    """Before: "Correct ... as theory predicts" (the NumPy version got the "build approx" hint)."""
+    for code in [
+        "rank10_error = float(da.sqrt((s[10:]**2).sum()/(s**2).sum()).compute())",
+        "rank10_error = float(np.sqrt((s_host[10:] ** 2).sum() / (s_host ** 2).sum()))",
+    ]:
+        verdict = judge("02-1", _run(code, "02-1", client))
+        assert not verdict.correct and "theory's shortcut" in verdict.message, verdict.message
+
+
+def test_02_1_svd_compressed_is_named_as_an_approximate_svd(client):
+    code = "u2, s2, v2 = da.linalg.svd_compressed(x, k=10)\napprox = (u2 * s2) @ v2\nrank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())"
+    verdict = judge("02-1", _run(code, "02-1", client))
+    assert not verdict.correct and "randomized" in verdict.message and "typed" not in verdict.message, verdict.message
+
+
+def test_02_1_after_a_restart_names_the_data_that_is_gone_and_its_cells(client):
+    """Review 5, item 5: data that is gone is named with the cells that make it."""
+    right = RIGHT["02-1"][1]
+    ns = _run(right, "02-1", client)
+    setup = "x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()\nu, s, v = dask.persist(*da.linalg.svd(x))"
+    ns["In"] = ["", setup, right, 'exercises.check("02-1", globals())']
+    client.cancel([ns["x"], ns["u"], ns["s"], ns["v"]])
+    verdict = judge("02-1", ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "`x` (In [1])" in verdict.message and "`s` (In [1])" in verdict.message, verdict.message
+    assert "closed:" not in verdict.message and "raised" not in verdict.message, verdict.message
+
+
+def test_a_skipped_earlier_cell_is_named_not_reported_as_a_key_error(client):
+    """Review 6, item 4: 02-1 with cell 15 (s_host) skipped said "could not be checked (KeyError: 's_host')"."""
+    verdict = judge("02-1", run_without(RIGHT["02-1"][1], "02-1", client, "s_host"))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "KeyError" not in verdict.message and "reads `s_host`" in verdict.message and "the cell above that sets `s_host`" in verdict.message, verdict.message
+
+
+def test_02_1_after_a_restart_names_only_what_the_answer_cell_reads(client):
+    """Review 6, item 6: the list of gone data named `uc` (not used by the answer) and `approx` (made by the answer cell)."""
+    from distributed import futures_of, wait
+
+    code = RIGHT["02-1"][1]  # approx = ..., then its error
+    ns = namespace("02-1", client)
+    ns["uc"] = (ns["u"] * 2).persist()
+    wait(ns["uc"])
+    exec(compile(code, "<answer 02-1>", "exec"), ns)
+    ns["In"] = ["", "x = make().persist()", "u, s, v = dask.persist(*svd(x))", "uc = (u * 2).persist()", code, 'exercises.check("02-1", globals())']
+    client.cancel([f for name in ("x", "u", "s", "v", "uc", "approx") for f in futures_of(ns[name])])
+    verdict = judge("02-1", ns)
+    assert not verdict.correct and "`u`" in verdict.message, verdict.message
+    assert "`uc`" not in verdict.message and "`approx`" not in verdict.message, verdict.message

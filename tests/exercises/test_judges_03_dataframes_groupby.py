@@ -1,0 +1,105 @@
+"""Notebook 03's exercise judges: 03-1 (``max_y_by_name``, a groupby on the workers) and 03-2 (``ddf_fast`` persisted,
+then ``mean_x_by_name``), each with answer cells learners wrote in review."""
+
+from __future__ import annotations
+
+import pytest
+from distributed import Client, LocalCluster, wait
+from IPython.core.inputtransformer2 import TransformerManager
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import RIGHT
+from ..test_exercises_corpus import _run, namespace
+from .helpers import judged, run_without
+
+
+@pytest.mark.parametrize("magic", ["%%time\n", "%time "])
+def test_an_answer_cell_timed_with_a_magic_is_judged_by_its_code(magic, client):
+    """Review 4 (03-1): a right answer in a %%time cell was called "typed" (IPython's In holds it as a magic call)."""
+    code = "max_y_by_name = ddf.groupby('name').y.max().compute()"
+    ns = _run(code, "03-1", client)
+    ns["In"] = ["", "max_y_by_name = ...", TransformerManager().transform_cell(magic + code + "\n"), 'exercises.check("03-1", globals())']
+    verdict = judge("03-1", ns)
+    assert verdict.correct and "typed" not in verdict.message, verdict.message
+
+
+def test_a_value_made_outside_the_answer_cell_is_not_called_typed(client):
+    """The latest cell assigning the name is the unanswered one (`...`): the check says it cannot find the cell, not "typed"."""
+    ns = _run("max_y_by_name = ddf.groupby('name').y.max().compute()", "03-1", client)
+    ns["In"] = ["", "max_y_by_name = ...", 'exercises.check("03-1", globals())']
+    verdict = judge("03-1", ns)
+    assert not verdict.correct and "unanswered cell" in verdict.message and "typed" not in verdict.message, verdict.message
+
+
+def test_an_answer_made_on_a_cluster_closed_since_is_not_called_a_closed_cluster(client):
+    """Review 4 (03 cell 30): after a new cluster was started the check said "the cluster is closed: re-run the set-up"."""
+    ns = _run("", "03-2", client)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as other, Client(other, set_as_default=False) as old:
+        ns["ddf_fast"] = old.persist(ns["ddf"])
+        wait(ns["ddf_fast"])
+    ns["mean_x_by_name"] = ns["ddf"].groupby("name").x.mean().compute()
+    verdict = judge("03-2", ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "closed since your answer cell ran" in verdict.message and "set-up cell" not in verdict.message, verdict.message
+
+
+# Review 6, item 6: hints that said something else than what happened (each was the "before" message).
+HONEST_03 = [
+    (
+        "03-1",
+        "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute().groupby(level=0).max()",
+        "combined here",
+        "brought ddf's rows here",
+    ),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().reset_index()", "reset_index", "select the one column"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().astype('float32').compute()", "smaller float type", "which column and which aggregation"),
+    ("03-1", "max_y_by_name = ddf.partitions[0].groupby('name').y.max().compute()", "one partition", "which column and which aggregation"),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist(scheduler='sync')\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        "THIS notebook's process",
+        "nothing ran yet",
+    ),
+    (
+        "03-2",
+        "ddf_fast = dask.persist(ddf)\nmean_x_by_name = ddf.groupby('name').x.mean().compute()",
+        "dask.persist returns a tuple",
+        "came back to this notebook",
+    ),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.median().compute()",
+        "medians, computed on the workers",
+        "computed in this notebook",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "before"), HONEST_03, ids=[f"{k}-{s}" for k, _, s, _ in HONEST_03])
+def test_03_hints_say_what_happened(key, code, said, before, client):
+    verdict = judge(key, run_without(code, key, client))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message and before not in verdict.message, verdict.message
+
+
+def test_03_1_one_filtered_reduction_per_name_is_not_a_groupby(client):
+    """Review 7, item 2: before, "Correct" (26 filtered maxima handed to dask.compute at once; no groupby)."""
+    code = (
+        "names = sorted(ddf.name.unique().compute())\nmax_y_by_name = pd.Series(dict(zip(names, dask.compute(*[ddf[ddf.name == n].y.max() for n in names]))))"
+    )
+    verdict = judged("03-1", client, code)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "separate reductions of ddf" in verdict.message, verdict.message
+    assert judged("03-1", client, RIGHT["03-1"][0]).correct
+
+
+def test_03_2_with_ddf_still_persisted_ddf_itself_is_not_a_persisted_copy(client):
+    """Review 7, item 4: cell 27 skipped, so ddf is still the frame persisted in cell 18; before, `ddf_fast = ddf` was "Correct"."""
+    ddf = namespace("03-2", client)["ddf"].persist()
+    wait(ddf)
+    code = "ddf_fast = ddf\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"
+    verdict = judged("03-2", client, code, ddf=ddf)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "did not persist anything" in verdict.message, verdict.message
+    assert judged("03-2", client, RIGHT["03-2"][0]).correct  # ddf lazy (cell 27 run): judged as before

@@ -1,0 +1,99 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 04's exercise judges: 04-1 (``demeaned``, map_partitions with the right meta) and 04-2
+(``rows_in_partition_2``, counted from that one partition), each with answer cells learners wrote in review, and what
+the check says after a restart, the close cell, or ``ddf`` made again."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import DEMEAN
+from ..test_exercises_corpus import _run, namespace
+from .helpers import judged
+
+# Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
+EVERY_PARTITION = [
+    "rows_in_partition_2 = [len(p) for p in ddf.partitions][2]",
+    "rows_in_partition_2 = dask.compute(*[p.shape[0] for p in ddf.partitions])[2]",
+    "rows_in_partition_2 = int(ddf.map_partitions(len).compute().iloc[2])",
+]
+
+
+@pytest.mark.parametrize("code", EVERY_PARTITION)
+def test_04_2_counting_every_partition_is_rejected(code, client):
+    verdict = judge("04-2", _run(code, "04-2", client))
+    assert verdict.answered and not verdict.correct, verdict.message
+
+
+def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
+    """Review 6, item 7 (04): after a restart the check listed every stale name of the notebook (sorted_ddf, scaled, ...),
+    when the answer cell needs only ddf."""
+    from distributed import futures_of, wait
+
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    ns = namespace("04-1", client)
+    ns["scaled"] = (ns["ddf"].x * 2).persist()
+    wait(ns["scaled"])
+    exec(compile(code, "<answer 04-1>", "exec"), ns)
+    ns["In"] = ["", "ddf = make().persist()", "scaled = (ddf.x * 2).persist()", code, 'exercises.check("04-1", globals())']
+    client.cancel(futures_of(ns["ddf"]) + futures_of(ns["scaled"]))
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "`ddf` (In [1])" in verdict.message and "scaled" not in verdict.message, verdict.message
+
+
+def test_04_1_a_right_answer_made_before_ddf_was_made_again_is_told_so(client):
+    """Review 6, item 6: after set-up cells 2+3 ran again, a right 04-1 answer was told "the data came to this notebook
+    and went back"; it was made from the ddf of before."""
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    ns = namespace("04-1", client)
+    exec(compile(code, "<answer 04-1>", "exec"), ns)
+    remade = namespace("04-1", client)  # the set-up cells again: a new persisted ddf and its fingerprint
+    ns.update(ddf=remade["ddf"], ddf_fingerprint=remade["ddf_fingerprint"])
+    ns["In"] = ["", "ddf = make().persist()", code, "ddf = make().persist()", 'exercises.check("04-1", globals())']
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "ddf was made again (In [3])" in verdict.message and "went back" not in verdict.message, verdict.message
+
+
+def test_04_1_after_the_close_cell_the_check_names_ddf_too(client):
+    """Review 6, item 7: after the close cell, 04's check said "re-run the set-up cell, then your answer cell": ddf
+    (persisted on the closed cluster) must be made again too."""
+    import dask
+    from distributed import Client, LocalCluster, wait
+
+    from ..test_exercises_corpus import Session
+
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        own = Client(cluster, set_as_default=False)
+        ns = namespace("04-1", client)
+        ns["session"] = Session(own)
+        ns["ddf"] = own.persist(dask.datasets.timeseries(start="2000-01-01", end="2000-01-03", freq="3600s", seed=3))
+        wait(ns["ddf"])
+        exec(compile(code, "<answer 04-1>", "exec"), ns)
+        ns["In"] = ["", "session = kit.start_cluster()", "ddf = make().persist()", code, "session.close()", 'exercises.check("04-1", globals())']
+        own.close()
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "the cluster is closed" in verdict.message and "`ddf` (In [2])" in verdict.message, verdict.message
+
+
+def test_04_1_meta_with_another_dtype_than_the_partitions_hold_is_not_accepted(client):
+    """Review 7, item 3: before, "Correct" (meta said int64, the partitions hold float64)."""
+    code = "def demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean, meta=dict(ddf.dtypes.to_dict(), x_demeaned='int64'))"
+    verdict = judged("04-1", client, code)
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "declares x_demeaned as int64" in verdict.message and "float64" in verdict.message, verdict.message
+    right = code.replace("x_demeaned='int64'", "x_demeaned='float64'")
+    assert judged("04-1", client, right).correct
+
+
+def test_04_1_ddf_made_again_after_a_right_answer_cannot_be_checked(client):
+    """Review 8: after a right answer, re-running the cell that makes ddf labelled it "Not yet"."""
+    code = "def demean(df):\n    return df.assign(x_demeaned=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean)"
+    ns = namespace("04-1", client)
+    exec(compile(code, "<answer 04-1>", "exec"), ns)
+    ns["ddf"] = ns["ddf"].map_partitions(lambda d: d).persist()  # ddf made again, after the answer
+    ns["In"] = ["", code, "ddf = ddf.map_partitions(lambda d: d).persist()", 'exercises.check("04-1", globals())']
+    verdict = judge("04-1", ns)
+    assert verdict.message.startswith("Could not be checked (04-1): ddf was made again"), verdict.message

@@ -1,0 +1,87 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 05's exercise judges: 05-1 (``best_single_feature``, from one-feature fits on the scattered data) and 05-2
+(``x0_results``, the fits computed in one call), each with answer cells learners wrote in review."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import FITS
+from ..test_exercises_corpus import _run
+from .helpers import assert_rejected, cells_in_shell, judge_answer_with_ns, run_without
+
+
+def test_05_2_the_list_as_one_argument_is_rejected(client):
+    """Review 5, item 6: before, "Correct: 11 models" for a 1-tuple holding the list."""
+    verdict = judge("05-2", _run(FITS + "x0_results = dask.compute(lazy_fits)", "05-2", client))
+    assert not verdict.correct and "ONE item" in verdict.message, verdict.message
+
+
+def test_05_1_a_feature_passed_as_a_str_is_named(client):
+    """The reviewer's cell raises KeyError at dask.compute; single_fits is set, best_single_feature holds an earlier value."""
+    code = "single_fits = [fit_ols(data_future, f) for f in features]\nsingle = dask.compute(*single_fits)\nbest_single_feature = max(single, key=lambda r: r[3])[0][0]"
+    ns = _run(code.split("\n")[0], "05-1", client)
+    ns["best_single_feature"] = "x1"
+    ns["In"] = ["", code, 'exercises.check("05-1", globals())']
+    verdict = judge("05-1", ns)
+    assert not verdict.correct and "TUPLE" in verdict.message and "KeyError" not in verdict.message, verdict.message
+
+
+def test_a_local_scheduler_on_cluster_data_is_explained(shell, client):
+    """05-2 with scheduler='sync': the answer cell raised "Missing dependency"; the check says why."""
+    ns = cells_in_shell(shell, "05-2", client, FITS + "x0_results = dask.compute(*lazy_fits, scheduler='sync')")
+    verdict = judge("05-2", ns)
+    assert not verdict.correct and "only the cluster's scheduler can read" in verdict.message and "Missing dependency" in verdict.message, verdict.message
+
+
+# Review 6, item 5: 05-1 answers right by chance (the feature with the largest coefficient, or a fixed position).
+BY_CHANCE_05_1 = [
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: abs(r[1][0]))[0][0]",
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = res[1][0][0]",
+]
+
+
+@pytest.mark.parametrize("code", BY_CHANCE_05_1)
+def test_05_1_a_pick_that_is_right_by_chance_is_not_accepted(code, client):
+    verdict = judge("05-1", run_without(code, "05-1", client))
+    assert verdict.answered and not verdict.correct and "by chance" in verdict.message, verdict.message
+
+
+def test_05_1_the_best_fit_kept_first_then_its_name_is_accepted(client):
+    code = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest = max(res, key=lambda r: r[-1])\nbest_single_feature = best[0][0]"
+    verdict = judge("05-1", run_without(code, "05-1", client))
+    assert verdict.correct, verdict.message
+
+
+FRAME_05_1 = "single_fits = [fit_ols(df, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
+FRAME_05_2 = "lazy_fits = [fit_ols(df, ('x0', f)) for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
+SCATTER_EACH = (
+    "single_fits = [fit_ols(session.client.scatter(df), (f,)) for f in features]\nres = dask.compute(*single_fits)\n"
+    "best_single_feature = max(res, key=lambda r: r[3])[0][0]"
+)
+# Review 8b (what kept 05 below 5): with the scatter cell skipped (no data_future), df itself in the graph was Correct
+WRONG_05 = [
+    ("05-1", FRAME_05_1, ("data_future",), "inside their task graph", "run the cell above that scatters df"),
+    ("05-2", FRAME_05_2, ("data_future",), "inside their task graph", "run the cell above that scatters df"),
+    ("05-1", FRAME_05_1, (), "inside their task graph", "Pass the future the lesson scattered."),
+    ("05-1", SCATTER_EACH, ("data_future",), "its own copy of the data, scattered for that call", "scatters df"),
+    ("05-1", SCATTER_EACH, (), "its own copy of the data, scattered for that call", "a scatter inside the loop"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "drop", "said", "also"), WRONG_05)
+def test_05_the_frame_in_the_graph_or_a_copy_per_call_is_rejected_with_or_without_data_future(key, code, drop, said, also, client):
+    ns, verdict = judge_answer_with_ns(key, code, client, drop=drop)
+    assert_rejected(key, ns, verdict, said)
+    assert also in verdict.message, verdict.message
+
+
+def test_05_one_copy_scattered_in_the_answer_cell_is_accepted_when_data_future_is_missing(client):
+    code = (
+        "data = session.client.scatter(df, broadcast=True)\nsingle_fits = [fit_ols(data, (f,)) for f in features]\n"
+        "res = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
+    )
+    _, verdict = judge_answer_with_ns("05-1", code, client, drop=("data_future",))
+    assert verdict.correct, verdict.message

@@ -1,0 +1,126 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 06's exercise judges: 06-1 (``col_sums_persisted`` held on the workers, ``col_sums_local`` brought here)
+and 06-2 (``fraction``, x's size over the cluster's memory, both read rather than typed), each with answer cells
+learners wrote in review, with x lazy as in the notebook."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_cases import LIMITS
+from ..test_exercises_corpus import _run, namespace
+from .helpers import LIMITS_06, SUMS, assert_rejected, judge_answer_with_ns, run_without
+
+
+def test_right_answers_of_06_1_from_a_lazy_x_pass(client):
+    """In notebook 06, x is lazy: Dask fuses making x's chunks into the sum (random-sum-...), and that still counts as from x."""
+    from gpu_dask_kit.compute import random_array
+
+    ns = _run("", "06-1", client)
+    ns["x"] = random_array((40_000, 10), chunks=(10_000, 10), seed=6)
+    exec(compile(SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())", "<answer>", "exec"), ns)
+    ns["In"] = ["", SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())"]
+    verdict = judge("06-1", ns)
+    assert verdict.correct, verdict.message
+
+
+def test_06_1_a_local_persist_is_not_called_lazy(client):
+    """06-1 with notebook 06's x (lazy): `.persist(scheduler="sync")` ran the sums in this process; before: "nothing ran yet"."""
+    import dask.array as da
+
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist(scheduler='sync')\ncol_sums_local = col_sums_persisted.compute()"
+    ns = namespace("06-1", client)
+    ns["x"] = da.random.default_rng(62).random((1000, 10), chunks=(250, 10))
+    exec(compile(code, "<answer 06-1>", "exec"), ns)
+    ns["In"] = ["", code, 'exercises.check("06-1", globals())']
+    verdict = judge("06-1", ns)
+    assert not verdict.correct and "THIS notebook's process" in verdict.message and "nothing ran yet" not in verdict.message, verdict.message
+
+
+def test_06_1_sums_computed_here_and_wrapped_are_told_so_not_only_a_local_persist(client):
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = da.from_array(col_sums.compute())\ncol_sums_local = to_host(col_sums.compute())"
+    ns, verdict = judge_answer_with_ns("06-1", code, client)
+    assert_rejected("06-1", ns, verdict, "da.from_array(... .compute())")
+
+
+# Review 6, item 2: 06-2 with a number typed in where the exercise asks to read it (x's size, the limits, the worker count).
+WORKERS = f"limits = [w['memory_limit'] for w in {LIMITS}]\n"
+TYPED_06_2 = [
+    ("from dask.utils import parse_bytes\nfraction = x.nbytes / (2 * parse_bytes('1GiB'))", "a memory size is written out"),
+    (WORKERS + "fraction = 20e6 / sum(limits)", "x's size is a number written out"),
+    (WORKERS + "fraction = x.nbytes / limits[0] * 0.5", "the number of workers is written out"),
+    (WORKERS + "fraction = x.nbytes / (limits[0] * 2)", "the number of workers is written out"),
+    (
+        "from dask.utils import parse_bytes\nCPU_CLUSTER = {'n_workers': 2, 'memory_limit': '1GiB'}\nfraction = x.nbytes / (CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit']))",
+        "cluster request",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), TYPED_06_2)
+def test_06_2_a_typed_size_limit_or_worker_count_is_not_accepted(code, said, client):
+    """Before: each was "Correct" (the corpus' x is 20e6 bytes, its two workers have 1 GiB each)."""
+    verdict = judge("06-2", run_without(code, "06-2", client))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert said in verdict.message, verdict.message
+
+
+BYTES_HELD = (  # notebook 06's helper (cell 4), as the learner has it
+    "import time\nfrom dask.core import flatten\nfrom distributed import wait\n\n"
+    "def _bytes_in_memory(keys, dask_scheduler=None):\n"
+    "    return sum(max(ts.nbytes, 0) for ts in (dask_scheduler.tasks.get(k) for k in keys) if ts is not None and ts.state == 'memory')\n\n"
+    "def bytes_held(c, expect=None, timeout=10.0):\n    keys = list(flatten(c.__dask_keys__()))\n    deadline = time.monotonic() + timeout\n"
+    "    while True:\n        held = session.client.run_on_scheduler(_bytes_in_memory, keys)\n"
+    "        if expect is None or held == expect or time.monotonic() > deadline:\n            return held\n        time.sleep(0.1)\n"
+)
+
+
+def _lazy_x(client, code):
+    """06-2 as in notebook 06 after cell 20: x is the lazy recipe (its persisted copy was dropped)."""
+    import dask.array as da
+
+    ns = namespace("06-2", client)
+    exec(compile(BYTES_HELD, "<notebook 06, cell 4>", "exec"), ns)
+    ns["x"] = da.random.default_rng(61).random((250_000, 10), chunks=(62_500, 10))
+    exec(compile(code, "<answer 06-2>", "exec"), ns)
+    ns["In"] = ["", code, 'exercises.check("06-2", globals())']
+    return ns
+
+
+PERSISTED_06_2 = [
+    WORKERS + "x_p = x.persist()\nwait(x_p)\nfraction = bytes_held(x_p, expect=x.nbytes) / sum(limits)",
+    WORKERS + "fraction = bytes_held(x.persist(), expect=x.nbytes) / sum(limits)",  # the persisted copy is dropped: the re-run persists again
+    WORKERS + "x_p = x.persist()\nwait(x_p)\nfraction = bytes_held(x_p, expect=x.nbytes) / sum(limits)\ndel x_p",
+]
+
+
+@pytest.mark.parametrize("code", PERSISTED_06_2)
+def test_06_2_persisting_x_and_reading_the_bytes_held_is_accepted(code, client):
+    """Review 6, item 3: before, "computed x ... brings every value of x to this notebook" (a persist keeps them on the workers)."""
+    verdict = judge("06-2", _lazy_x(client, code))
+    assert verdict.correct, verdict.message
+
+
+def test_06_2_computing_x_for_its_size_is_still_told(client):
+    verdict = judge("06-2", _lazy_x(client, WORKERS + "fraction = x.compute().nbytes / sum(limits)"))
+    assert not verdict.correct and "brings every value of x to this notebook" in verdict.message, verdict.message
+
+
+# Review 8b (what kept 06 below 5): worker counts typed in a slice or assumed by equal limits; hints that blamed the wrong thing
+WRONG_06 = [
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / sum(limits[:2])", "the slice :2", "GiB"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / (session.n_workers * min(limits))", "every worker has the same limit", "typed"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / (len(limits) * limits[0])", "every worker has the same limit", "typed"),
+    ("06-2", LIMITS_06 + "fraction = round(x.nbytes / sum(limits), 2)", "rounded so far", "GiB"),
+    ("06-2", LIMITS_06 + 'fraction = f"{100*x.nbytes/sum(limits):.0f}%"', "rounded so far", "GiB"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / 2**20 / (sum(limits) / 2**30)", "MiB", "typed"),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / 2**30 / (sum(limits) / 2**20)", "MiB", "typed"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said", "not_said"), WRONG_06)
+def test_06_2_typed_worker_counts_and_what_the_hints_blame(key, code, said, not_said, client):
+    ns, verdict = judge_answer_with_ns(key, code, client)
+    assert_rejected(key, ns, verdict, said, not_said)

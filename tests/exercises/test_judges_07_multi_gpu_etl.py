@@ -1,0 +1,155 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 07's exercise judges: 07-1 (``rows_per_name``, counted on the workers from the processed Parquet) and 07-2
+(``speed_up``, from the median times of the sizes measured), each with answer cells learners wrote in review, in the
+notebook's own namespace."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_corpus import _run
+from .helpers import assert_rejected, judge_answer_with_ns, notebook_namespace, run_without
+
+
+# Review 5, items 9-12 (notebook 07).
+def test_07_1_pandas_read_in_one_delayed_task_is_rejected(client):
+    verdict = judge("07-1", _run("rows_per_name = dask.delayed(pd.read_parquet)(PROCESSED).name.value_counts().compute()", "07-1", client))
+    assert not verdict.correct and "ONE task" in verdict.message, verdict.message
+
+
+def test_07_1_per_partition_counts_combined_here_are_not_called_counted_here(client):
+    code = "parts = [dask.delayed(lambda d: d.name.value_counts())(p) for p in processed.to_delayed()]\nrows_per_name = pd.concat(dask.compute(*parts)).groupby(level=0).sum()"
+    verdict = judge("07-1", _run(code, "07-1", client))
+    assert not verdict.correct and "on one core" not in verdict.message and "combined here" in verdict.message, verdict.message
+
+
+def test_07_1_one_partition_is_named_as_one_partition(client):
+    verdict = judge("07-1", _run("rows_per_name = processed.partitions[0].name.value_counts().compute()", "07-1", client))
+    assert not verdict.correct and "ONE partition" in verdict.message and "distinct values" not in verdict.message, verdict.message
+
+
+def test_07_2_the_last_run_is_rejected_even_when_it_equals_the_median(client):
+    """Review 5 item 10: accepted by chance when the last run was the median."""
+    ns = _run("", "07-2", client)
+    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
+    ns["N_MAX"] = 2
+    code = "speed_up = all_times[1][-1] / all_times[N_MAX][-1]"
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "median" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("code", ["speed_up = round(medians[1]/medians[N_MAX], 2)", 'speed_up = float(f"{medians[1]/medians[N_MAX]:.3f}")'])
+def test_07_2_a_computed_ratio_rounded_to_shown_digits_passes(code, client):
+    """Review 5 item 11: rejected as "typed or rounded" while 06-2 accepts computed values rounded to >= 2 digits."""
+    ns = _run("N_MAX = 2\n" + code, "07-2", client)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize("how", ["min", "np.mean"])
+def test_07_2_other_statistics_are_told_to_use_the_medians(how, client):
+    ns = _run("", "07-2", client)
+    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
+    code = f"speed_up = {how}(all_times[min(all_times)]) / {how}(all_times[max(all_times)])"  # sizes read, not typed (07-2 refuses a typed 2)
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "Use the median times" in verdict.message and "typed or rounded" not in verdict.message, verdict.message
+
+
+# Review 6, item 4: notebook 07 has no `processed` (the corpus' namespace had one): the check read it and raised KeyError.
+ONE_PARTITION_07 = [
+    ("rows_per_name = dd.read_parquet(PROCESSED).partitions[0].name.value_counts().compute()", "ONE partition"),
+    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts(normalize=True).compute()", "do not add up"),
+    ("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute() * 2", "do not add up"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), ONE_PARTITION_07)
+def test_07_1_in_the_notebooks_namespace_is_judged_without_a_key_error(code, said, client):
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "KeyError" not in verdict.message and said in verdict.message, verdict.message
+
+
+def test_07_1_right_answer_in_the_notebooks_namespace(client):
+    verdict = judge("07-1", run_without("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute()", "07-1", client, "processed"))
+    assert verdict.correct, verdict.message
+
+
+# Review 8b (what kept 07 below 5): worker counts that match the sizes measured only on this CPU machine
+WRONG_07_2 = [
+    ("speed_up = medians[1] / medians[len(medians)]", "a count of entries"),
+    ("n = len(medians)\nspeed_up = medians[1] / medians[n]", "a count of entries"),
+    ('speed_up = medians[1] / medians[CPU_CLUSTER["n_workers"]]', "CPU cluster request"),
+    ("speed_up = medians[1] / medians[2]", "a cluster size written out"),
+    ("speed_up = all_times[1][0] / all_times[2][0]", "a cluster size written out"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), WRONG_07_2)
+def test_07_2_a_cluster_size_that_matches_only_here_is_rejected(code, said, client):
+    ns = notebook_namespace("07-2", client)
+    ns.update(CPU_CLUSTER={"n_workers": 2, "threads_per_worker": 1, "memory_limit": "2GiB"}, all_times={1: [3.1, 3.2], 2: [1.9, 2.0]})
+    ns, verdict = judge_answer_with_ns("07-2", code, client, ns)
+    assert_rejected("07-2", ns, verdict, said)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "speed_up = medians[1] / medians[N_MAX]",
+        "speed_up = medians[1] / medians[sorted(medians)[-1]]",
+        "speed_up = medians[1] / medians[WORKER_COUNTS[-1]]",
+        "largest = max(medians)\nspeed_up = medians[1] / medians[largest]",
+    ],
+)
+def test_07_2_sizes_from_the_measurements_are_accepted(code, client):
+    ns = notebook_namespace("07-2", client)
+    ns["WORKER_COUNTS"] = sorted(ns["medians"])
+    _, verdict = judge_answer_with_ns("07-2", code, client, ns)
+    assert verdict.correct, verdict.message
+
+
+def test_07_2_the_one_worker_time_over_the_fastest_is_told_what_it_takes(client):
+    ns, verdict = judge_answer_with_ns("07-2", "speed_up = medians[1] / min(medians.values())", client)
+    assert_rejected("07-2", ns, verdict, "the smallest of the median times", "the largest and the smallest")
+
+
+def test_07_1_after_the_clean_up_cell_the_check_names_the_cells_that_write_the_files(client, tmp_path):
+    import shutil
+
+    ns = notebook_namespace("07-1", client)
+    processed = shutil.copytree(ns["PROCESSED"], tmp_path / "processed")
+    setup = "WORKDIR = tempfile.mkdtemp(prefix='gpu-dask-kit-etl-')\nRAW = os.path.join(WORKDIR, 'raw')\nraw.to_parquet(RAW)"  # cell 4
+    making = "PROCESSED = os.path.join(WORKDIR, 'processed')\nlookups = etl(RAW, PROCESSED)"  # cell 7
+    code = "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute()"
+    ns.update(PROCESSED=str(processed), WORKDIR=str(tmp_path), RAW=str(tmp_path / "raw"))
+    exec(compile(code, "<answer 07-1>", "exec"), ns)
+    shutil.rmtree(tmp_path)  # the clean-up cell
+    ns["In"] = ["", setup, making, code, "shutil.rmtree(WORKDIR, ignore_errors=True)", 'exercises.check("07-1", globals())']
+    verdict = judge("07-1", ns)
+    assert not verdict.correct and "Make the answer cell run cleanly" not in verdict.message and ".." not in verdict.message, verdict.message
+    assert "(In [1] then In [2]), then your answer cell, then this check" in verdict.message, verdict.message
+
+
+MISDIAGNOSED_07_1 = [
+    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().head(3)", "a part of the whole result", "Group by the name column"),
+    (
+        "import glob\nrows_per_name = pd.concat([dask.delayed(pd.read_parquet)(f).compute()\n"
+        "                           for f in sorted(glob.glob(PROCESSED + '/*.parquet'))]).name.value_counts()",
+        "separate computations",
+        "read by ONE task",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "said", "not_said"), MISDIAGNOSED_07_1)
+def test_07_1_hints_say_what_happened(code, said, not_said, client):
+    ns, verdict = judge_answer_with_ns("07-1", code, client)
+    assert_rejected("07-1", ns, verdict, said, not_said)

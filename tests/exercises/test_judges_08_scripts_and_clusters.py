@@ -1,0 +1,122 @@
+"""Notebook 08's exercise judges: 08-1 (``script_options``, from the script's command line) and 08-2 (``slot_workers``,
+tasks restricted to the GPU_SLOT resource), each with answer cells learners wrote in review, and what the check says
+after the close cell."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_corpus import _run, namespace
+from .helpers import RaisedShell, assert_rejected, judge_answer_with_ns, notebook_namespace
+
+
+def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
+    flags = "['--n-workers', '4', '--device-memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json']"
+    code = f"args = parser.parse_args({flags})\nscript_options = options_from_args(args)"
+    ns, verdict = judge_answer_with_ns("08-1", code, client)
+    assert_rejected("08-1", ns, verdict, "no memory_limit", "NoneType")
+    assert "--device-memory-limit is another option" in verdict.message, verdict.message
+
+
+def test_08_1_a_flag_with_underscores_is_named_after_argparse_refused_it(client):
+    """Review 8b: a mistyped flag got only the generic message."""
+    ns = notebook_namespace("08-1", client)
+    answer = "args = parser.parse_args(['--n_workers', '4', '--memory-limit', '8GiB'])\nscript_options = options_from_args(args)"
+    shell = RaisedShell("SystemExit: 2")
+    ns.update(args=..., script_options=..., get_ipython=lambda: shell)
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-1", globals())']
+    verdict = judge("08-1", ns)
+    assert not verdict.correct and "the parser refused the command line" in verdict.message, verdict.message
+    assert "--n_workers is written with underscores" in verdict.message and "SystemExit: 2" in verdict.message, verdict.message
+
+
+def test_08_1_not_answered_yet_names_every_name_the_answer_cell_leaves_unanswered(client):
+    ns = notebook_namespace("08-1", client)
+    ns.update(args=..., script_options=...)
+    ns["In"] = ["", "args = ...\nscript_options = ...", 'exercises.check("08-1", globals())']
+    verdict = judge("08-1", ns)
+    assert not verdict.answered and "replace the ... of args, script_options in the cell above" in verdict.message, verdict.message
+
+
+# Review 5, item 14: 08-2 minor false accepts.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "slot_futures = session.client.map(where_am_i, range(1, 5), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(slot_futures)",
+        "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(restricted[:4])",
+    ],
+)
+def test_08_2_other_numbers_or_other_futures_are_rejected(code, client):
+    ns = _run(code, "08-2", client)
+    verdict = judge("08-2", ns)
+    assert verdict.answered and not verdict.correct, verdict.message
+
+
+def _no_slot(i):
+    raise RuntimeError("No valid workers found for this task's resources")  # as a NoValidWorkerError reads
+
+
+def test_08_2_tasks_that_failed_are_not_called_cancelled_or_lost(client):
+    """Review 6, item 6: `GPU_SLOT: 2` (NoValidWorkerError) was told "cancelled or lost ... re-run" (re-running cannot help)."""
+    from distributed import wait
+
+    code = "slot_futures = session.client.map(no_slot, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = ['a', 'b', 'c', 'd']"
+    ns = namespace("08-2", client)
+    ns["no_slot"] = _no_slot
+    exec(compile(code, "<answer 08-2>", "exec"), ns)
+    wait(ns["slot_futures"])
+    ns["In"] = ["", code, 'exercises.check("08-2", globals())']
+    verdict = judge("08-2", ns)
+    assert not verdict.correct and "failed on the cluster (RuntimeError: No valid workers" in verdict.message, verdict.message
+    assert "cancelled or lost" not in verdict.message, verdict.message
+
+
+def test_08_after_the_close_cell_the_check_names_the_cells_that_bring_the_cluster_back(client, tmp_path):
+    """Review 7b, item 9: in 08 five cells start a cluster, and "re-run the set-up cell (session = kit.start_cluster...)"
+    did not say which; the cluster 08-2 needs is the one its cell 11 starts (writing the scheduler file) and a later cell
+    connects to. Now the check names them, in order."""
+    from distributed import Client
+
+    from ..test_exercises_corpus import Session
+
+    closed = Client(client.scheduler.address)
+    closed.close()
+    code = "slot_futures = [1]\nslot_workers = ['x']"
+    ns = {**notebook_namespace("08-2", client), "session": Session(closed), "SCHEDULER_FILE": str(tmp_path / "gone" / "scheduler.json")}
+    exec(compile(code, "<answer 08-2>", "exec"), ns)
+    ns["In"] = [
+        "",
+        "session = kit.start_cluster(**CPU_CLUSTER)",  # In [1]
+        "SCHEDULER_FILE = os.path.join(WORKDIR, 'scheduler.json')\nscheduler = subprocess.Popen(['dask', 'scheduler'])",  # In [2]
+        "session = kit.start_cluster(scheduler_file=SCHEDULER_FILE, connect_timeout=120)",  # In [3]
+        code,
+        "session.close()\nshutil.rmtree(WORKDIR)",
+        'exercises.check("08-2", globals())',
+    ]
+    verdict = judge("08-2", ns)
+    assert "the cluster is closed: re-run the set-up cell" in verdict.message, verdict.message
+    assert "In [2] (makes `SCHEDULER_FILE`), then In [3]" in verdict.message and "session = kit.start_cluster(...)" not in verdict.message, verdict.message
+
+
+def test_annotate_is_kept_for_delayed_calls_and_lost_for_a_persisted_array(client):
+    """What notebook 08 cell 21 says of `with dask.annotate(resources=...)` (review 8b: 08-2 accepts it for delayed
+    calls, whose tasks do carry the restriction): the scheduler's record of each task's resource restrictions."""
+    import dask
+    import dask.array as da
+    from dask import delayed
+    from distributed import futures_of, wait
+
+    from gpu_dask_kit.exercises.evidence import resource_restrictions
+
+    with dask.annotate(resources={"GPU_SLOT": 1}):
+        lazy = [delayed(abs)(-i) for i in range(4)]
+        array = da.ones(40, chunks=10) + 1
+    futures = client.compute(lazy)
+    held = client.persist(array)
+    wait([*futures, held])
+    assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures)), resource_restrictions(futures)
+    assert not any(r["resources"] for r in resource_restrictions(futures_of(held))), resource_restrictions(futures_of(held))
+    client.cancel([*futures, held])

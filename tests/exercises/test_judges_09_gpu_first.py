@@ -1,0 +1,22 @@
+# ruff: noqa: E501  (answer cells are data: each is one learner cell, kept on one line)
+"""Notebook 09's exercise judges: 09-1 (``total_future``, the sum submitted on the squares' futures) and 09-2
+(``partition_bytes``, a share of the GPU worker's memory), each with answer cells learners wrote in review."""
+
+from __future__ import annotations
+
+from gpu_dask_kit.exercises import judge
+
+from ..test_exercises_corpus import _run
+from .helpers import assert_rejected, judge_answer_with_ns
+
+
+def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
+    """Review 5, item 15: before, "inputs were not made by square (scattered ...)"."""
+    code = "futs = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, [session.client.submit(sum, futs[:5]), session.client.submit(sum, futs[5:])])"
+    verdict = judge("09-1", _run(code, "09-1", client))
+    assert not verdict.correct and "partial sums" in verdict.message and "scattered" not in verdict.message, verdict.message
+
+
+def test_09_2_the_examples_tenth_is_told_it_is_the_examples_setting(client):
+    ns, verdict = judge_answer_with_ns("09-2", "partition_bytes = int(32 * 2**30 * 0.1)", client)
+    assert_rejected("09-2", ns, verdict, "the part_mem_fraction NVTabular's example sets", "smaller than it should be")

@@ -72,12 +72,6 @@ REVIEW2_DIAGNOSES = [
 ]
 
 
-@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW2_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW2_DIAGNOSES])
-def test_review2_hints_name_the_actual_mistake(key, code, said, not_said, client):
-    verdict = judge(key, _run(code, key, client))
-    assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
-
-
 def _then(ns, code, key):
     """The learner runs another cell (``code``) in the same kernel, then the check: IPython's In grows by both."""
     exec(compile(code, "<a later cell>", "exec"), ns)
@@ -259,7 +253,7 @@ REVIEW3_DIAGNOSES = [
 
 
 @pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_DIAGNOSES, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_DIAGNOSES])
-def test_review3_hint_names_what_the_answer_did(key, code, said, not_said, client):
+def test_a_hint_names_what_the_answer_did_and_its_futures_are_cancelled(key, code, said, not_said, client):
     verdict = judge(key, _run(code, key, client))
     for future in [v for v in _run("", key, client).values() if hasattr(v, "cancel") and hasattr(v, "key")]:
         future.cancel()
@@ -287,7 +281,9 @@ REVIEW3_MORE = [
 ]
 
 
-@pytest.mark.parametrize(("key", "code", "said", "not_said"), REVIEW3_MORE, ids=[f"{d[0]}-{d[2]}" for d in REVIEW3_MORE])
-def test_review3_more_hints_name_what_the_answer_did(key, code, said, not_said, client):
+@pytest.mark.parametrize(
+    ("key", "code", "said", "not_said"), REVIEW2_DIAGNOSES + REVIEW3_MORE, ids=[f"{d[0]}-{d[2]}" for d in REVIEW2_DIAGNOSES + REVIEW3_MORE]
+)
+def test_a_hint_names_the_actual_mistake(key, code, said, not_said, client):
     verdict = judge(key, _run(code, key, client))
     assert not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_exercises_corpus import corpus_client  # noqa: F401  (the `client` fixture, used here)
-from tests.test_exercises_review7b import _ns
-from tests.test_exercises_review8b import _judge, _rejected
+from .helpers import assert_rejected as _rejected
+from .helpers import judge_answer_with_ns as _judge
+from .helpers import notebook_namespace as _ns
 
 
 def _best_feature(ns) -> str:

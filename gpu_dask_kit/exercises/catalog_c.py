@@ -132,13 +132,16 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "x's size and the limits in different units (one in MiB, the other in GiB: a factor of 1024): read both in bytes": given / 1024,
         "x's size and the limits in different units (one in GiB, the other in MiB: a factor of 1024): read both in bytes": given * 1024,
     }
+    if isinstance(value, str) and value.strip().endswith("%"):
+        percent = (
+            "the fraction written with a '%' sign, which makes it a hundred times smaller: give the fraction alone, or "
+            "the percentage (the fraction times 100) with its sign"
+        )
+        wrong[percent] = given * 100
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
             raise Hint(f"that looks like {why}.")
-    raise Hint(
-        "that is not it (a typed or rounded number is not accepted either): x's size in bytes, divided by "
-        "the workers' memory limits added up (see scheduler_info)."
-    )
+    raise Hint("that is not x's share of the limits: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")
 
 
 def _item_size_typed(cell: str | None, x: Any) -> None:

@@ -206,6 +206,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"total_future is {describe(total)}: the value is here in the notebook. The question wants the Future "
             "of a task that adds up on a worker, without calling .result() or gathering."
         )
+    made = getattr(_assigned(_parse(answer_cell(ns, "total_future") or "") or ast.parse(""), "total_future"), "value", None)
+    if isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr == "scatter":
+        raise Hint(
+            "total_future is data sent from this notebook with scatter: the value was made here, and no task on a worker "
+            "added anything. The question wants the future of a task that adds up the squares' futures on a worker."
+        )
     pulled = _brought_here(answer_cell(ns, "total_future"))
     if pulled is not None:
         raise Hint(

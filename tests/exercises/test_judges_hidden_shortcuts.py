@@ -84,3 +84,16 @@ def test_07_2_the_largest_speed_up_of_the_table_is_told_so(code, client):
 def test_09_1_results_brought_to_the_notebook_in_the_answer_cell_are_named(code, client):
     ns, verdict = _judge("09-1", code, client, ns=_ns("09-1", client))
     _rejected("09-1", ns, verdict, "brings results from the cluster into this notebook")
+
+
+def test_06_2_a_fraction_written_with_a_percent_sign_is_told_so(client):
+    ns = _ns("06-2", client)
+    code = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\nfraction = f'{x.nbytes / sum(limits)}%'"
+    ns, verdict = _judge("06-2", code, client, ns=ns)
+    _rejected("06-2", ns, verdict, "written with a '%' sign", "typed")
+
+
+def test_09_1_a_scattered_number_is_not_a_task(client):
+    ns = _ns("09-1", client)
+    ns, verdict = _judge("09-1", "total_future = session.client.scatter(sum(i * i for i in range(10)))", client, ns=ns)
+    _rejected("09-1", ns, verdict, "sent from this notebook with scatter", "takes no futures")

@@ -31,8 +31,9 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     last = runs[-1]["prefixes"] if runs else set()
     if not any(p.startswith("read_parquet") for p in last):
         raise Hint(
-            "your answer's computation on the cluster did not read the processed Parquet: rows_per_name was counted some "
-            "other way (pandas in this notebook, or data read earlier). Read it with dask.dataframe; the workers count."
+            "your answer's computation on the cluster did not read the processed Parquet with dask.dataframe: rows_per_name "
+            "was counted some other way (pandas here, a task of your own that reads the files, or data read earlier). "
+            "Read it with dask.dataframe; the workers count."
         )
     single = [r for r in runs if any(key_split(k) == "read_parquet" and not str(k).startswith("(") for k in r["keys"])]
     if len(single) > 1:
@@ -99,6 +100,7 @@ def _read_back(cell: str, reads: list[Any], ns: dict[str, Any]) -> None:
         return  # not notebook 07's namespace: nothing to compare with
     paths = [p for value in reads for p in paths_of(value) if os.path.isabs(p)]
     literals = {n.value for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    paths += [p for p in literals if os.path.isabs(p)]  # dd.read_parquet("/tmp/.../processed-2-0"): a path typed in
     if any(_under(p, processed) for p in paths):
         return
     if os.path.basename(processed) in literals and any(_under(processed, p) for p in paths):
@@ -108,6 +110,11 @@ def _read_back(cell: str, reads: list[Any], ns: dict[str, Any]) -> None:
             "rows_per_name was counted from the raw input (the Parquet in RAW), with its names turned into codes again in "
             "your cell: the counts match, but the exercise is reading back what the pipeline wrote. Read the processed "
             "Parquet (the output of etl(...)) with dask.dataframe and count there."
+        )
+    if paths:
+        raise Hint(
+            "your answer cell read other files than the processed Parquet (PROCESSED, the output of the etl(...) cell "
+            "above): another run's output, or another folder. Read PROCESSED back with dask.dataframe and count there."
         )
     raise Hint(
         "your answer cell did not read the processed Parquet back: rows_per_name was counted from data already in this "

@@ -7,6 +7,9 @@ answer away, while the right answers in the corpus still pass (tests/test_exerci
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
 
 from .helpers import assert_rejected as _rejected
@@ -97,3 +100,15 @@ def test_09_1_a_scattered_number_is_not_a_task(client):
     ns = _ns("09-1", client)
     ns, verdict = _judge("09-1", "total_future = session.client.scatter(sum(i * i for i in range(10)))", client, ns=ns)
     _rejected("09-1", ns, verdict, "sent from this notebook with scatter", "takes no futures")
+
+
+def test_07_1_another_runs_output_read_with_dask_is_named(client):
+    ns = _ns("07-1", client)
+    other = os.path.join(ns["WORKDIR"], "processed-other-run")  # notebook 07's timing cell writes processed-N-i
+    shutil.copytree(ns["PROCESSED"], other, dirs_exist_ok=True)
+    for code in (
+        "rows_per_name = dd.read_parquet(os.path.join(WORKDIR, 'processed-other-run')).name.value_counts().compute()",  # learner review 9
+        f"rows_per_name = dd.read_parquet({other!r}).name.value_counts().compute()",
+    ):
+        ns, verdict = _judge("07-1", code, client, ns=ns)
+        _rejected("07-1", ns, verdict, "read other files than the processed Parquet", "already in this notebook")

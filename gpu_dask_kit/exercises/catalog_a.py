@@ -57,7 +57,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = (n - 1) * n * (2 * n - 1) // 6
     cell = answer_cell(ns, "total")
     require_not_hidden(cell, "total", expected, rel=1e-12)
-    require_contributes(cell, "total")  # (a**2).sum() * 0 + a formula: the value is the formula's
+    require_contributes(cell, "total", ns)  # (a**2).sum() * 0 + a formula: the value is the formula's
     value = total.compute()
     exact = type(value).__module__ in ("numpy", "cupy") and "int" in str(getattr(value, "dtype", ""))
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
@@ -188,7 +188,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
         )
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
-    require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
+    require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
     if found is None:  # not in IPython (no input history): the scheduler's latest computation
         ran_on_cluster(ns)
     else:

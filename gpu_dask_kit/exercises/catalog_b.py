@@ -15,7 +15,7 @@ from .grouping import grouped_on_cluster, per_name
 from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, answer_cell
+from .replay import Replay, _parse, answer_cell
 from .stale import remade_after
 from .values import as_number
 from .zeroed import require_contributes
@@ -28,7 +28,7 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(ans["max_y_by_name"], "max_y_by_name")
     per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong, answer_cell(ns, "max_y_by_name"))
     found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
-    require_contributes(found.cell if found is not None else answer_cell(ns, "max_y_by_name"), "max_y_by_name")
+    require_contributes(found.cell if found is not None else answer_cell(ns, "max_y_by_name"), "max_y_by_name", ns)
     if found is None:  # not in IPython: the scheduler's record of work on ddf
         require_worked_on(ns, ns["ddf"], "ddf", "max_y_by_name")
     else:
@@ -67,7 +67,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "mean over all rows: let a Dask groupby aggregation combine the partial sums and counts."
         )
     found = from_cell(ns, ("mean_x_by_name", "ddf_fast"), values=("mean_x_by_name",))
-    require_contributes(found.cell if found is not None else answer_cell(ns, "mean_x_by_name"), "mean_x_by_name")
+    require_contributes(found.cell if found is not None else answer_cell(ns, "mean_x_by_name"), "mean_x_by_name", ns)
     if found is None:  # not in IPython: the scheduler's record of work on ddf_fast
         require_worked_on(ns, fast, "ddf_fast", "mean_x_by_name")
     else:
@@ -159,10 +159,35 @@ def _built_from(ns: dict[str, Any], ddf: Any, demeaned: Any) -> bool:
     return client is not None and any(r["keys"] & mine for r in runs_touching(client, ddf) if r["prefixes"] - r["own"])
 
 
+def _computes_inside(cell: str | None, ns: dict[str, Any]) -> str | None:
+    """What demean's body does with the cluster: ``.compute()``/``.persist()``/``.result()`` called, or a Dask
+    collection of the notebook read (``ddf.x.mean()``); None when it only uses its argument."""
+    tree = _parse(cell) if cell is not None else None
+    body = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "demean"), None) if tree is not None else None
+    if body is None:
+        return None
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("compute", "persist", "result"):
+            return f"calls .{node.func.attr}() inside it"
+    own = {a.arg for a in body.args.args}
+    for node in ast.walk(body):
+        if isinstance(node, ast.Name) and node.id not in own and is_lazy(ns.get(node.id)):
+            return f"reads `{node.id}`, the whole Dask frame, inside it"
+    return None
+
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
         raise Hint(f"demean should be a function that takes one partition (a DataFrame); {describe(demean)} is not.")
+    inside = _computes_inside(answer_cell(ns, "demeaned"), ns)  # the cell that defines demean makes demeaned too
+    if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
+        raise Hint(
+            f"demean {inside}: every partition would start a computation of the whole frame from inside its own task, "
+            "and Dask first calls demean on an empty sample to learn its output, where that computation waits (the "
+            "check stops here rather than hang). demean must work from the one partition it is given: the mean of "
+            "that partition's x is the partition's own."
+        )
     _unchanged(ns)
     original = ddf.partitions[0].compute()
     sample = original.copy()  # in-process workers may hand back the very object they hold
@@ -242,7 +267,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if number is None or number != int(number):
         raise Hint(f"rows_in_partition_2 should be a whole number of rows; {describe(value)} is not.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
-    require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2")
+    require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2", ns)
     expected = len(ddf.partitions[2])
     if int(number) == expected and found is not None:
         parts = [str(k) for k in flatten(ddf.__dask_keys__())]

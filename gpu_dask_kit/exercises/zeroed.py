@@ -16,10 +16,14 @@ True
 from __future__ import annotations
 
 import ast
+from typing import Any
+
+import numpy as np
 
 from .hidden import literal
+from .judging import host, is_lazy
 from .model import Hint
-from .replay import _depends, _parse
+from .replay import _assigned, _depends, _parse
 
 __all__ = ["zeroing", "require_contributes"]
 
@@ -114,11 +118,41 @@ def zeroing(tree: ast.Module, name: str) -> str | None:
     return None
 
 
-def require_contributes(cell: str | None, name: str) -> None:
+def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> str | None:
+    """A term of the sum that makes ``name`` which reads the cluster (a Dask collection, or ``.compute()``) and is 0
+    here, evaluated: ``(a**2).sum() // N**3 + formula``, ``... % 1``, ``... * a[0]``; None otherwise. Terms are
+    evaluated in ``namespace`` (expressions of an answer cell the learner ran; nothing is assigned)."""
+    node = _assigned(tree, name)
+    value = getattr(node, "value", None)
+    terms = _terms(value) if isinstance(value, ast.expr) else []
+    if len(terms) < 2:
+        return None
+    for _, term in terms:
+        reads = {n.id for n in ast.walk(term) if isinstance(n, ast.Name)}
+        computes = any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result") for n in ast.walk(term))
+        if not (computes or any(is_lazy(namespace.get(r)) for r in reads)):
+            continue
+        try:
+            got = eval(compile(ast.Expression(term), "<term>", "eval"), namespace)
+            got = got.compute() if is_lazy(got) else got
+            zero = bool(np.all(np.asarray(host(got), dtype=float) == 0))
+        except Exception:
+            continue
+        if zero:
+            return ast.unparse(term)
+    return None
+
+
+def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] | None = None) -> None:
     """A :class:`Hint` when the answer cell's statements that make ``name`` zero out a part of its expression (see
-    :func:`zeroing`): that part (the Dask computation) then contributes nothing, and the value comes from the rest."""
+    :func:`zeroing`), or a term of it that reads the cluster is 0 here (:func:`zero_valued_term`, with ``namespace``):
+    that part (the Dask computation) then contributes nothing, and the value comes from the rest."""
     tree = _parse(cell) if cell is not None else None
     why = zeroing(tree, name) if tree is not None else None
+    if why is None and tree is not None and namespace is not None:
+        term = zero_valued_term(tree, name, namespace)
+        # the term itself is not quoted: it holds the right Dask expression, which a hint must not show
+        why = "adds a Dask part that is 0 here (a factor, a floor division or a remainder made it 0)" if term is not None else None
     if why:
         raise Hint(
             f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "

@@ -112,3 +112,49 @@ def test_07_1_another_runs_output_read_with_dask_is_named(client):
     ):
         ns, verdict = _judge("07-1", code, client, ns=ns)
         _rejected("07-1", ns, verdict, "read other files than the processed Parquet", "already in this notebook")
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            "def demean(df):\n    return df.assign(x_demeaned=df.x - ddf.x.mean().compute())\n\ndemeaned = ddf.map_partitions(demean)",
+            "calls .compute() inside it",
+        ),
+        (
+            "def demean(df):\n    m = ddf.x.mean()\n    return df.assign(x_demeaned=df.x - m.compute())\n\ndemeaned = ddf.map_partitions(demean)",
+            "calls .compute() inside it",
+        ),
+    ],
+)
+def test_04_1_a_computation_inside_the_mapped_function_is_refused_before_it_can_hang(code, said, client):
+    """Learner review 9: this demean made the check hang for ever (and every later map_partitions in the kernel):
+    Dask infers the output by calling demean on a sample in distributed's offload thread, whose .compute() then waits
+    on that same thread. The check reads demean's body first and runs nothing."""
+    ns, verdict = _judge("04-1", code, client, ns=_ns("04-1", client))
+    _rejected("04-1", ns, verdict, said)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "total = (a**2).sum() // N**3 + (N-1)*N*(2*N-1)//6",
+        "total = (a**2).sum() % 1 + sum(i*i for i in range(N))",
+        "total = (a**2).sum() * a[0] + (N-1)*N*(2*N-1)//6",
+    ],
+)
+def test_00_1_a_dask_part_that_is_0_here_contributes_nothing(code, client):
+    """Learner review 9: a Dask part made 0 without a 0 written out (// N**3, % 1, * a[0]) beside the closed formula."""
+    ns, verdict = _judge("00-1", "a = da.arange(N, chunks=N // 10)\n" + code, client, ns=_ns("00-1", client))
+    _rejected("00-1", ns, verdict, "adds a Dask part that is 0 here")
+
+
+def test_02_1_a_dask_error_floored_to_0_beside_the_singular_value_shortcut_contributes_nothing(client):
+    code = (
+        "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n"
+        "rank10_error = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute()) // 1 + "
+        "float(np.linalg.norm(s_host[10:]) / np.linalg.norm(s_host))"
+    )
+    ns, verdict = _judge("02-1", code, client, ns=_ns("02-1", client))
+    _rejected("02-1", ns, verdict, "adds a Dask part that is 0 here")

@@ -128,6 +128,8 @@ def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> 
     if len(terms) < 2:
         return None
     for _, term in terms:
+        if not isinstance(term, ast.expr):
+            continue
         reads = {n.id for n in ast.walk(term) if isinstance(n, ast.Name)}
         computes = any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result") for n in ast.walk(term))
         if not (computes or any(is_lazy(namespace.get(r)) for r in reads)):

@@ -19,10 +19,17 @@ SINCE = "_gpu_dask_kit_raised_since"  # shell attribute: the first execution num
 
 
 def _describe(err: BaseException) -> str:
+    """``ErrorName: first line``, a long line cut at a word with "...", never mid-word.
+
+    >>> _describe(ValueError("a fraction must be at most 1 " * 20))[-7:]
+    '1 a ...'
+    """
     try:
-        text = (str(err).strip().splitlines() or [""])[0][:200]
+        text = (str(err).strip().splitlines() or [""])[0]
     except Exception:  # an exception whose __str__ fails
         text = ""
+    if len(text) > 300:
+        text = text[:300].rsplit(" ", 1)[0] + " ..."
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 

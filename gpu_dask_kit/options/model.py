@@ -108,8 +108,8 @@ class ClusterOptions:
             raise OptionError(
                 "rmm_async",
                 True,
-                "rmm_async=True without rmm_pool_size, or rmm_pool_size without rmm_async",
-                "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True)",
+                f"either rmm_async=True or rmm_pool_size, not both (rmm_pool_size, {describe_size(self.rmm_pool_size)}, was also given)",
+                "pick one: a pool (rmm_pool_size) or the async allocator (rmm_async=True), which needs no sizing",
             )
         if self.rmm_maximum_pool_size is not None and self.rmm_pool_size is None:
             raise OptionError(

@@ -35,6 +35,11 @@ def number_of(node: ast.AST) -> float | None:
         value = eval(compile(ast.Expression(node), "<typed>", "eval"), {"__builtins__": {}})  # literals only (checked)
     except Exception:
         return None
+    if isinstance(value, str):  # "412" + "00": digits spelled in pieces
+        try:
+            return float(value.replace("_", ""))
+        except ValueError:
+            return None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 

@@ -158,3 +158,11 @@ def test_02_1_a_dask_error_floored_to_0_beside_the_singular_value_shortcut_contr
     )
     ns, verdict = _judge("02-1", code, client, ns=_ns("02-1", client))
     _rejected("02-1", ns, verdict, "adds a Dask part that is 0 here")
+
+
+def test_04_2_a_row_count_spelled_in_string_pieces_is_typed(client):
+    ns = _ns("04-2", client)
+    rows = str(len(ns["ddf"].partitions[2]))
+    code = f"rows_in_partition_2 = max(len(ddf.partitions[2]), int({rows[:3]!r} + {rows[3:]!r}))"
+    ns, verdict = _judge("04-2", code, client, ns=ns)
+    assert verdict.answered and not verdict.correct, verdict.message

@@ -16,7 +16,7 @@ from typing import Any
 import dask.config
 
 from . import aio as _aio
-from . import clients, guard, registry, session_info
+from . import clients, guard, lockfree, registry, session_info
 from . import launch as _launch
 from . import reuse as _reuse
 from . import session_state as state
@@ -264,6 +264,7 @@ def start_session(opts: ClusterOptions, *, started_by: str, security: Any = None
     instructor's ``deploy`` setting, CuPy through RMM, the kit's scheduler plugins. Reuses nothing and does not
     make the session this process's current one (:func:`start_cluster_with` does)."""
     guard.check_start(opts)
+    lockfree.install()  # Python 3.11: a LocalCluster's in-process scheduler and dask's cached properties deadlock
     deployment, previous = _launch.start(opts, started_by, security)
     session = ClusterSession(
         opts,

@@ -29,6 +29,10 @@ def corpus_client():
     """Two in-process workers, 1 GiB each: "with-slot" offers one GPU_SLOT, "plain" offers nothing."""
     from distributed import Client, Scheduler, SpecCluster, Worker
 
+    from gpu_dask_kit import lockfree
+
+    lockfree.install()  # as start_cluster does: an in-process scheduler and Python 3.11's cached_property deadlock
+
     def worker(name, resources):
         return {"cls": Worker, "options": {"nthreads": 1, "name": name, "memory_limit": "1GiB", "resources": resources}}
 

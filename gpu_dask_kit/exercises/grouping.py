@@ -111,6 +111,12 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
             f"here, in this notebook, by hand. Where to look: a Dask groupby aggregation reduces each partition AND "
             "combines the partial results on the workers, in one computation."
         )
+    if not reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p or "drop_duplicates" in p for p in prefixes):
+        raise Hint(
+            f"the workers made {name}, but by sorting every row of {data_name} (a full shuffle: all the data moves between "
+            "the workers) and keeping one row per group. Where to look: a groupby aggregation reduces each partition "
+            "first and combines only the small partial results; no sort is needed."
+        )
     if not reducing:
         raise Hint(
             f"{name} was computed in this notebook: your answer cell brought {data_name}'s rows here (or ran nothing on "

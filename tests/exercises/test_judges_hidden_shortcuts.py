@@ -166,3 +166,10 @@ def test_04_2_a_row_count_spelled_in_string_pieces_is_typed(client):
     code = f"rows_in_partition_2 = max(len(ddf.partitions[2]), int({rows[:3]!r} + {rows[3:]!r}))"
     ns, verdict = _judge("04-2", code, client, ns=ns)
     assert verdict.answered and not verdict.correct, verdict.message
+
+
+def test_03_1_a_sort_then_one_row_per_name_is_named_as_a_shuffle_on_the_workers(client):
+    """Learner review 9: told 'brought ddf's rows here ... pandas grouped them on one core'; it ran on the workers."""
+    code = "max_y_by_name = ddf.sort_values('y').drop_duplicates('name', keep='last').set_index('name').y.compute()"
+    ns, verdict = _judge("03-1", code, client, ns=_ns("03-1", client))
+    _rejected("03-1", ns, verdict, "by sorting every row", "one core")

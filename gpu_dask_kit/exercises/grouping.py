@@ -111,7 +111,7 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
             f"here, in this notebook, by hand. Where to look: a Dask groupby aggregation reduces each partition AND "
             "combines the partial results on the workers, in one computation."
         )
-    if not reducing and shuffled and any(p.startswith("set_partitions") or "sort" in p or "drop_duplicates" in p for p in prefixes):
+    if not reducing and shuffled and any("drop_duplicates" in p or "drop-duplicates" in p for p in prefixes):  # one row kept per group
         raise Hint(
             f"the workers made {name}, but by sorting every row of {data_name} (a full shuffle: all the data moves between "
             "the workers) and keeping one row per group. Where to look: a groupby aggregation reduces each partition "

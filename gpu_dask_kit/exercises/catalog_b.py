@@ -163,16 +163,27 @@ def _computes_inside(cell: str | None, ns: dict[str, Any]) -> str | None:
     """What demean's body does with the cluster: ``.compute()``/``.persist()``/``.result()`` called, or a Dask
     collection of the notebook read (``ddf.x.mean()``); None when it only uses its argument."""
     tree = _parse(cell) if cell is not None else None
-    body = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "demean"), None) if tree is not None else None
-    if body is None:
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)} if tree is not None else {}
+    if "demean" not in defs:
         return None
-    for node in ast.walk(body):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("compute", "persist", "result"):
-            return f"calls .{node.func.attr}() inside it"
-    own = {a.arg for a in body.args.args}
-    for node in ast.walk(body):
-        if isinstance(node, ast.Name) and node.id not in own and is_lazy(ns.get(node.id)):
-            return f"reads `{node.id}`, the whole Dask frame, inside it"
+    seen: set[str] = set()
+    todo = ["demean"]
+    while todo:  # demean, and the functions of the cell it calls (a helper that computes is the same)
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        body = defs[name]
+        where = "inside it" if name == "demean" else f"inside `{name}`, which it calls"
+        for node in ast.walk(body):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("compute", "persist", "result"):
+                return f"calls .{node.func.attr}() {where}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs:
+                todo.append(node.func.id)
+        own = {a.arg for a in body.args.args}
+        for node in ast.walk(body):
+            if isinstance(node, ast.Name) and node.id not in own and is_lazy(ns.get(node.id)):
+                return f"reads `{node.id}`, the whole Dask frame, {where}"
     return None
 
 
@@ -184,9 +195,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
         raise Hint(
             f"demean {inside}: every partition would start a computation of the whole frame from inside its own task, "
-            "and Dask first calls demean on an empty sample to learn its output, where that computation waits (the "
-            "check stops here rather than hang). demean must work from the one partition it is given: the mean of "
-            "that partition's x is the partition's own."
+            "and Dask also calls demean on a small made-up partition to learn its output, where such a computation can "
+            "wait for ever (the answer cell returns, but the check or a .head() would hang, so the check stops here). "
+            "demean must work from the one partition it is given: the mean of that partition's x is the partition's own."
         )
     _unchanged(ns)
     original = ddf.partitions[0].compute()

@@ -183,10 +183,9 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 # --- 09 · GPU-first ----------------------------------------------------------------------------------
 
 
-def _brought_here(cell: str | None) -> str | None:
+def _brought_here(tree: ast.Module) -> str | None:
     """``.result()`` or a gather written in the answer cell (a learner's way to look at the squares first); None otherwise."""
-    tree = _parse(cell) if cell is not None else None
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("result", "gather"):
             return f".{node.func.attr}()"
     return None
@@ -206,13 +205,15 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"total_future is {describe(total)}: the value is here in the notebook. The question wants the Future "
             "of a task that adds up on a worker, without calling .result() or gathering."
         )
-    made = getattr(_assigned(_parse(answer_cell(ns, "total_future") or "") or ast.parse(""), "total_future"), "value", None)
+    cell = answer_cell(ns, "total_future")
+    tree = (_parse(cell) if cell is not None else None) or ast.Module(body=[], type_ignores=[])
+    made = getattr(_assigned(tree, "total_future"), "value", None)
     if isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr == "scatter":
         raise Hint(
             "total_future is data sent from this notebook with scatter: the value was made here, and no task on a worker "
             "added anything. The question wants the future of a task that adds up the squares' futures on a worker."
         )
-    pulled = _brought_here(answer_cell(ns, "total_future"))
+    pulled = _brought_here(tree)
     if pulled is not None:
         raise Hint(
             f"your answer cell calls {pulled}, which brings results from the cluster into this notebook (it waits for them "

@@ -1,6 +1,7 @@
 """Out-of-memory and KilledWorker errors get a plain-language hint; the cluster stays usable."""
 
 import os
+import re
 from types import SimpleNamespace
 
 from gpu_dask_kit.notebook import hints
@@ -78,10 +79,16 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         status, out = _run(kc, "import gpu_dask_kit as kit, dask.array as da\nsession = kit.start_cluster(n_workers=1, threads_per_worker=1, verbose=False)")
         assert status == "ok", out
         assert _run(kc, "x = da.ones(10, chunks=5)")[0] == "ok"
+        assert _run(kc, "futures = session.client.map(abs, range(6), pure=False)\n_ = session.client.gather(futures)")[0] == "ok"
         assert _run(kc, "session.close()")[0] == "ok"
         status, out = _run(kc, "x.sum().compute()")
         assert status == "error" and "SessionClosedError" in out and "most recent call last" not in out, out
         assert "re-run the cell that starts the cluster (In [1]), then this cell." in out, out
+        # learner review 9 (09 cell 24): distributed's message lists every cancelled key and "Message: None"
+        status, out = _run(kc, "session.client.who_has(futures)")  # what 09 cell 24 asks first
+        out = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the error's name
+        assert status == "error" and "FuturesCancelledError: 6 Futures cancelled" in out and "Message:" not in out, out
+        assert "the futures in `futures` belong to a cluster that has been closed since" in out, out
         folder = tmp_path / "gone"
         write = "pd.DataFrame({'x': [1]}).to_parquet(os.path.join(WORKDIR, 'a.parquet'))"
         status, out = _run(kc, f"import os, shutil, pandas as pd\nWORKDIR = {str(folder)!r}\nos.makedirs(WORKDIR)\n{write}")
@@ -89,7 +96,7 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         assert _run(kc, "shutil.rmtree(WORKDIR)")[0] == "ok"
         status, out = _run(kc, "pd.read_parquet(os.path.join(WORKDIR, 'a.parquet'))")
         assert status == "error" and "FileNotFoundError" in out and "most recent call last" not in out, out
-        assert "re-run the cell(s) that make `WORKDIR` (In [5])" in out, out
+        assert "re-run the cell(s) that make `WORKDIR` (In [7])" in out, out
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)

@@ -103,6 +103,18 @@ def test_bad_input_names_parameter_value_accepted_and_action(kwargs, parameter, 
     assert fragment.lower() in message.lower()
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [({"n_worker": 2}, "did you mean 'n_workers'?"), ({"rmm_release_threshold": 0.6}, "sets dask-cuda's rmm_release_threshold itself")],
+)
+def test_a_name_that_is_no_option_gets_the_kits_error_from_the_constructor_too(kwargs, fragment):
+    """Learner review 9 (01-1): `ClusterOptions(rmm_release_threshold=0.6)` raised the dataclass's bare TypeError
+    ("unexpected keyword argument"); from_config and start_cluster already named the options."""
+    with pytest.raises(OptionError) as info:
+        ClusterOptions(**kwargs)
+    assert info.value.parameter == next(iter(kwargs)) and fragment.lower() in str(info.value).lower(), str(info.value)
+
+
 def test_equivalent_spellings_compare_equal():
     a = ClusterOptions.from_config(memory_limit="1GiB", device_memory_limit="80%", CUDA_VISIBLE_DEVICES="0, 1")
     b = ClusterOptions.from_config(memory_limit=2**30, device_memory_limit=0.8, CUDA_VISIBLE_DEVICES=[0, 1])

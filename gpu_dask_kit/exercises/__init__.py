@@ -40,7 +40,7 @@ from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL, _parse, answer_cell
-from .stale import cluster_state, gone_names, no_cluster
+from .stale import cluster_state, no_cluster, remake_steps
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
 
@@ -231,8 +231,8 @@ def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:
     """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell)."""
     cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
     reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
-    names = gone_names({k: v for k, v in namespace.items() if k not in answer_names}, reads)
-    return f"the cells that make {names} (their data is gone), then " if names else ""
+    steps = remake_steps({k: v for k, v in namespace.items() if k not in answer_names}, reads)
+    return f"{steps} (their data is gone), then " if steps else ""
 
 
 def _gone(answers: dict[str, Any]) -> str | None:

@@ -90,6 +90,11 @@ _WHY = {
         "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
         "can read: "
     ),
+    "cannot be deterministically hashed": (
+        "Dask names each task after what it runs, and it could not make a name from a function in that cell: the "
+        "function refers to something that cannot be copied to a worker (the client, a future, a lock). A function "
+        "that runs on the workers must work from the data it is given; compute anything else outside it. So "
+    ),
 }
 
 

@@ -137,6 +137,13 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
+    pinned = [f"{n}={getattr(opts, n)!r}" for n in ("CUDA_VISIBLE_DEVICES", "n_workers") if getattr(opts, n) is not None]
+    if pinned:
+        raise Hint(
+            f"workshop_options also fixes {' and '.join(pinned)}: that ties the cluster to some GPUs (or a worker count) "
+            "you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
+            "LocalCUDACluster starts one worker on each GPU it finds: keep only what the question asks for."
+        )
     percent = _percent_given(answer_cell(ns, "workshop_options"), "device_memory_limit")
     note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""
     return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port."

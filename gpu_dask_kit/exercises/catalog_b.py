@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Any
 
 from dask.core import flatten
@@ -55,6 +56,13 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
             "and were sent back to the cluster as a new frame), so it holds a copy, not ddf's own partitions. Where to "
             "look: the workers can run ddf's tasks and keep the partitions they make; nothing needs to come here."
+        )
+    fewer = [str(c) for c in getattr(fast, "columns", [])]
+    if not _same_data(fast, ns["ddf"]) and fewer and set(fewer) < {str(c) for c in ns["ddf"].columns}:
+        raise Hint(
+            f"ddf_fast holds only some of ddf's columns ({', '.join(fewer)} of {len(ns['ddf'].columns)}). Keeping just the "
+            "columns you need is a good habit when worker memory is short, but this exercise asks for a persisted copy "
+            "of ddf itself: persist the whole frame, then select in the computation that reads it."
         )
     if not _same_data(fast, ns["ddf"]):
         source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
@@ -187,6 +195,17 @@ def _computes_inside(cell: str | None, ns: dict[str, Any]) -> str | None:
     return None
 
 
+def _more_arguments(func: Any) -> list[str]:
+    """The parameters ``func`` requires besides the first (the partition); [] when it takes one, or cannot be read."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    required = [p.name for p in params if p.kind in positional and p.default is inspect.Parameter.empty]
+    return required[1:]
+
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
@@ -198,6 +217,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "and Dask also calls demean on a small made-up partition to learn its output, where such a computation can "
             "wait for ever (the answer cell returns, but the check or a .head() would hang, so the check stops here). "
             "demean must work from the one partition it is given: the mean of that partition's x is the partition's own."
+        )
+    extra = _more_arguments(demean)
+    if extra:
+        raise Hint(
+            f"demean asks for more than the partition ({', '.join(extra)} too): map_partitions hands every call the same extra "
+            "values, so a number passed in (such as a mean of ddf's x) is the same for every partition, one over ALL of "
+            "ddf. The exercise asks for demean(df): work out what it needs from the one partition it is given."
         )
     _unchanged(ns)
     original = ddf.partitions[0].compute()
@@ -327,6 +353,15 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the number of partitions; the question asks how many rows ONE partition has.")
     if int(number) * ddf.npartitions in range(len(ddf) - ddf.npartitions, len(ddf) + 1):
         raise Hint("that is the whole frame's rows divided by the number of partitions (an average): partitions differ in size. Count partition 2 itself.")
+    if found is not None:
+        parts = [str(k) for k in flatten(ddf.__dask_keys__())]
+        read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
+        if len(read) > 1:
+            raise Hint(
+                f"your answer cell had the workers go through {len(read)} partitions of ddf (or send them all here) and "
+                "then counted a part of that: where partition 2 starts and ends in the whole frame is a guess, and the "
+                "exercise is about reading ONE partition. Select that one partition of ddf and let Dask count its rows."
+            )
     lengths = list(ddf.map_partitions(len).compute())
     others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
     if others:

@@ -14,7 +14,7 @@ from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, answer_cell, typed_in
+from .replay import Replay, _parse, answer_cell, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
@@ -82,11 +82,27 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
         )
 
 
+def _memory_in_use(cell: str | None, value: Any) -> None:
+    """A :class:`Hint` when the answer divides by memory in use now (``session.memory()``), not by the limits: such a
+    value moves from one run to the next, so the check would otherwise only say "not what your answer cell gives now"."""
+    if cell is None or "memory(" not in cell or "memory_limit" in cell or as_fraction(value) == 0:
+        return
+    tree = _parse(cell)
+    divides = tree is not None and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and "memory(" in ast.unparse(n.right) for n in ast.walk(tree))
+    if divides:
+        raise Hint(
+            "fraction divides by memory in use: session.memory() reports what the workers (and their processes) use at "
+            "this moment, which moves as they work, not how much they may use. The question is about the workers' "
+            "memory LIMITS, which the cluster was started with: the scheduler reports each worker's limit."
+        )
+
+
 def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import psutil
 
     value = ans["fraction"]
     require_computed(value, "fraction")
+    _memory_in_use(answer_cell(ns, "fraction"), value)
     fresh(ns, ("fraction",))
     given = as_fraction(value)
     limits = [int(w["memory_limit"]) for w in scheduler_view.workers(ns["session"].client).values()]

@@ -9,6 +9,7 @@ import dask
 from dask.utils import key_split
 from distributed import Future, futures_of
 
+from .. import scheduler_view
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
 from .replay import _assigned, _parse, answer_cell, typed_in
@@ -271,7 +272,19 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
     if others != expected:
         raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
-    return f"{len(expected)} models, sent to the cluster in one submission and run side by side."
+    return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
+
+
+def _side_by_side(ns: dict[str, Any]) -> str:
+    """ " and run side by side (4 threads)", or, on a cluster of one thread, that they ran one after another here."""
+    client = getattr(ns.get("session"), "client", None)
+    try:
+        threads = sum(int(w.get("nthreads", 0)) for w in scheduler_view.workers(client).values()) if client is not None else 0
+    except Exception:  # a client that cannot answer: say nothing about threads
+        return ""
+    if threads == 1:
+        return "; this cluster has one thread, so they ran one after another, but as one graph: on more threads they run side by side"
+    return f" and run side by side ({threads} threads)" if threads > 1 else ""
 
 
 EXERCISES = [

@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay
+from .replay import Replay, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -39,23 +39,28 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
             f"{name} has some names more than once: each partition was reduced on its own and the partial results were "
             "never combined. A Dask groupby on the whole frame does both steps (per partition, then across them)."
         )
-    if len(got) != len(expected):
-        raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
-    if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
+    same = len(got) == len(expected) and list(got.index) == list(expected.index)
+    if not same or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
         if any(part in (cell or "") for part in (".partitions[", "get_partition(", ".head(")):
             raise Hint(
                 f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "
-                "which holds only some rows of each name. Aggregate the whole frame."
+                "which holds only some rows of each name (maybe not every name). Aggregate the whole frame."
             )
-        digits = next((d for d in range(8) if list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all()), None)
-        if digits is not None:
+    if len(got) != len(expected):
+        raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
+    if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
+        rounded = any(list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all() for d in range(8))
+        if rounded:
+            digits = rounding_in(cell)  # what the cell asked for: the values alone cannot tell 0.99 from 1.0 rounded to 0-4 places
+            some = f"rounded to {digits} decimal{'s' if digits != 1 else ''}" if digits is not None else "rounded"
             raise Hint(
-                f"{name} is rounded to {digits} decimals (the values match the right ones to that many digits only): a "
+                f"{name} is {some} (the values match the right ones to a few digits only): a "
                 "rounded result is not accepted. Store the values the aggregation gives, as they are."
             )
-        if list(got.index) == list(expected.index) and (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all():
+        smaller = getattr(got.dtype, "kind", "") == "f" and got.dtype.itemsize < getattr(expected.dtype, "itemsize", 0)
+        if list(got.index) == list(expected.index) and (smaller or (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all()):
             raise Hint(
-                f"{name} matches to about 7 digits only ({got.dtype}): the values were converted to a smaller float type "
+                f"{name} matches to a few digits only ({got.dtype}): the values were converted to a smaller float type "
                 "on the way, which rounds them. Keep the column's own dtype."
             )
         raise Hint(wrong)

@@ -19,7 +19,7 @@ from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .hidden import require_not_hidden
 from .model import Hint
 from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
-from .stale import gone_names
+from .stale import remake_steps
 from .values import as_number, close
 
 __all__ = [
@@ -269,11 +269,11 @@ def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, 
     if gone:
         return Hint(f"could not be checked: the check runs your answer cell again, and {gone}")
     reads = names_read(cell, namespace) if cell is not None else None  # only the gone data the answer cell reads
-    names = gone_names(namespace, reads) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
-    if names:
+    steps = remake_steps(namespace, reads) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
+    if steps:
         return Hint(
-            f"could not be checked: data your answer cell uses is gone from the cluster ({names}: cancelled, lost in a "
-            "restart, or made on a cluster closed since). Re-run those cells in that order, then your answer cell, then this check."
+            "could not be checked: data your answer cell uses is gone from the cluster (cancelled, lost in a restart, or "
+            f"made on a cluster closed since). Re-run {steps}, then your answer cell, then this check."
         )
     return Hint(
         f"could not be checked: the check runs your answer cell again to see what it does, and the cell raised "

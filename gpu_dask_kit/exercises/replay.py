@@ -26,7 +26,7 @@ from distributed import futures_of, wait
 
 from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
 
-__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
+__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "rounding_in", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
 
 #: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
 SETTLE = 0.5
@@ -128,11 +128,21 @@ def _assigned(tree: ast.Module, name: str) -> ast.AST | None:
     value = None
     for node in _statements(tree.body):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-        for target in targets:
-            names = [t.id for t in ast.walk(target) if isinstance(t, ast.Name)]
-            if name in names:
-                value = node
+        if any(_binds(target, name) for target in targets):
+            value = node
     return value
+
+
+def _binds(target: ast.AST, name: str) -> bool:
+    """True when assigning to ``target`` rebinds ``name`` itself (``name = ``, ``a, name = ``), not an attribute or an
+    item of it (``name.index.name = "name"`` changes the value ``name`` holds, it does not make it)."""
+    if isinstance(target, ast.Name):
+        return target.id == name
+    if isinstance(target, ast.Starred):
+        return _binds(target.value, name)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_binds(t, name) for t in target.elts)
+    return False
 
 
 #: Cell and line magics whose code IPython runs as it is (``%%time``, ``%time``): the check reads the code inside.
@@ -202,6 +212,32 @@ def typed_in(cell: str, name: str) -> bool:
         return False
     value = evaluated_string(value) or value
     return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
+
+
+def rounding_in(cell: str | None) -> int | None:
+    """The decimals a ``.round(n)`` or ``round(value, n)`` in ``cell`` rounds to (the last one), or None.
+
+    >>> rounding_in("m = ddf.y.max().compute().round(2)"), rounding_in("m = round(a / b, 3)"), rounding_in("m = a / b")
+    (2, 3, None)
+    """
+    tree = _parse(cell or "")
+    digits = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "round":  # x.round(n)
+            args = node.args
+        elif isinstance(node.func, ast.Name) and node.func.id == "round":  # round(x, n)
+            args = node.args[1:]
+        else:
+            continue
+        keyword = [k.value for k in node.keywords if k.arg in ("decimals", "ndigits")]
+        given = args[0] if args else keyword[0] if keyword else None
+        if given is None:
+            digits = 0
+        elif isinstance(given, ast.Constant) and isinstance(given.value, int):
+            digits = given.value
+    return digits
 
 
 def unsafe_call(tree: ast.Module) -> str | None:

@@ -17,7 +17,7 @@ MEASURED = ("medians", "all_times", "speed_ups")
 
 
 def sizes_read(cell: str) -> None:
-    """A :class:`Hint` when the answer cell looks a time up by a cluster size that matches the sizes measured here only
+    """A :class:`Hint` when the answer cell reads a time at a cluster size that matches the sizes measured here only
     by chance: a count (``len(medians)``), the notebook's CPU cluster request, or a typed size other than 1 (one worker
     is always measured; the largest size is the GPU count on a GPU machine)."""
     tree = ast.parse(cell)
@@ -31,7 +31,7 @@ def sizes_read(cell: str) -> None:
         why = _by_chance(index)
         if why:
             raise Hint(
-                f"speed_up looks a time up by {why} ({ast.unparse(node)}): it matches a cluster size measured here only by "
+                f"speed_up reads a time at a cluster size given by {why} ({ast.unparse(node)}): that size matches a cluster size measured here only by "
                 "chance. On a machine with GPUs the sizes measured are 1 and the number of GPUs, so that key may not exist "
                 "there. Take the largest cluster size from what was measured (the keys of medians)."
             )

@@ -10,9 +10,9 @@ from typing import Any
 
 from distributed import get_client
 
-from ..notebook.rerun import cells_making, stale_names
+from ..notebook.rerun import cells_making, stale_names, steps_to_remake
 
-__all__ = ["cluster_state", "no_cluster", "gone_names", "remade_after"]
+__all__ = ["cluster_state", "no_cluster", "gone_names", "remake_steps", "remade_after"]
 
 #: What a check says in a kernel where no cluster was ever started (not "closed": nothing was).
 NO_CLUSTER = (
@@ -56,6 +56,17 @@ def gone_names(namespace: dict[str, Any], reads: set[str] | None = None) -> str 
         numbers = cells_making(history, name)
         parts.append(f"`{name}` ({' then '.join(f'In [{n}]' for n in numbers)})" if numbers else f"`{name}`")
     return ", ".join(parts[:6])
+
+
+def remake_steps(namespace: dict[str, Any], reads: set[str] | None = None) -> str | None:
+    """ "the cell that makes `x` (In [3]), then the cell that makes `s` (In [6])": the cells to run again, in order, for
+    the names whose data on the cluster is gone (only those in ``reads``, when given), with the gone data THOSE cells
+    read first (`s` made from a persisted `x` that a restart cancelled too); None: nothing is gone."""
+    stale = [n for n in stale_names(namespace, "restarted") + stale_names(namespace, "closed") if n not in ("session", "client")]
+    wanted = [n for n in dict.fromkeys(stale) if reads is None or n in reads]
+    if not wanted:
+        return None
+    return steps_to_remake({**namespace, "In": _history(namespace)}, wanted, gone=stale) or gone_names(namespace, reads)
 
 
 def remade_after(namespace: dict[str, Any], data: str, answer: str) -> str | None:

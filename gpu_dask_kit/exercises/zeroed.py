@@ -19,6 +19,7 @@ import ast
 from typing import Any
 
 import numpy as np
+from dask import is_dask_collection
 
 from .hidden import literal
 from .judging import host, is_lazy
@@ -108,14 +109,31 @@ def _why(node: ast.AST, zeros: set[str]) -> str | None:
 
 def zeroing(tree: ast.Module, name: str) -> str | None:
     """How the statements of ``tree`` that make ``name`` leave a computed part out of its value (None: they do not)."""
+    found = _zeroed(tree, name)
+    return found[0] if found else None
+
+
+def _zeroed(tree: ast.Module, name: str) -> tuple[str, ast.AST] | None:
+    """(how, the expression node that does it) for :func:`zeroing`."""
     body = [tree.body[i] for i in _depends(tree.body, name)]
     zeros = {t.id for s in body if isinstance(s, ast.Assign) and _number(s.value, set()) == 0 for t in s.targets if isinstance(t, ast.Name)}
     for statement in body:
         for node in ast.walk(statement):
             why = _why(node, zeros)
             if why:
-                return why
+                return why, node
     return None
+
+
+def _read(node: ast.AST | None) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
+
+
+def _other_dask(tree: ast.Module, name: str, left_out: ast.AST | None, namespace: dict[str, Any]) -> list[str]:
+    """The Dask collections the rest of the expression making ``name`` reads (what ``left_out`` does not read), in order."""
+    value = getattr(_assigned(tree, name), "value", None)
+    rest = _read(value) - _read(left_out)
+    return sorted(n for n in rest if is_dask_collection(namespace.get(n)))
 
 
 def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> str | None:
@@ -150,15 +168,26 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
     :func:`zeroing`), or a term of it that reads the cluster is 0 here (:func:`zero_valued_term`, with ``namespace``):
     that part (the Dask computation) then contributes nothing, and the value comes from the rest."""
     tree = _parse(cell) if cell is not None else None
-    why = zeroing(tree, name) if tree is not None else None
+    found = _zeroed(tree, name) if tree is not None else None
+    why, left_out = found if found else (None, None)
     if why is None and tree is not None and namespace is not None:
         term = zero_valued_term(tree, name, namespace)
         # the term itself is not quoted: it holds the right Dask expression, which a hint must not show
         why = "adds a Dask part that is 0 here (a factor, a floor division or a remainder made it 0)" if term is not None else None
-    if why:
+        left_out = ast.parse(term, mode="eval") if term is not None else None
+    if not why:
+        return
+    others = _other_dask(tree, name, left_out, namespace) if tree is not None and namespace is not None else []
+    if others:  # the rest computes on the workers too, but from other data than the part that is left out
+        source = " and ".join(f"`{n}`" for n in others)
         raise Hint(
             f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "
-            "the rest of the expression, worked out in this notebook (a formula, plain Python, NumPy or pandas on data "
-            f"already here, or numbers written out), not from the computation on the workers. Where to look: let the "
-            f"Dask expression alone make {name}, and remove the part that works it out here."
+            f"the rest of the expression, which computes from {source}. Where to look: make {name} from one Dask "
+            f"expression on the data the question names, and remove the part that contributes nothing."
         )
+    raise Hint(
+        f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "
+        "the rest of the expression, worked out in this notebook (a formula, plain Python, NumPy or pandas on data "
+        f"already here, or numbers written out), not from the computation on the workers. Where to look: let the "
+        f"Dask expression alone make {name}, and remove the part that works it out here."
+    )

@@ -166,12 +166,23 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
     except Exception:
         hint, short = None, False
     try:
-        shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=short)
+        if short and hint and "CancelledError" in etype.__name__:
+            _show_first_line(shell, etype, value)
+        else:
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=short)
     except Exception:
         traceback.print_exception(etype, value, tb)
     if hint:
         print(hint)
     return None
+
+
+def _show_first_line(shell: Any, etype: type, value: BaseException) -> None:
+    """The error as its first line only ("FuturesCancelledError: 6 Futures cancelled:"), still reported as the cell's
+    error: distributed lists every cancelled key and "Message: None" under it, which the kit's sentence replaces."""
+    first = (str(value).strip().splitlines() or [""])[0].rstrip(":")
+    stb = shell.InteractiveTB.get_exception_only(etype, first)
+    shell._showtraceback(etype, first, stb)  # what showtraceback(exception_only=True) ends with, minus its "%tb" line
 
 
 def _started_in(shell: Any) -> dict[str, int]:

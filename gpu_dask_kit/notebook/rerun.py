@@ -188,17 +188,18 @@ def restart_steps(namespace: Mapping[str, Any]) -> str | None:
     return _steps(history, namespace, set(), start) if start else None
 
 
-def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str]) -> str | None:
+def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str], gone: Iterable[str] = ()) -> str | None:
     """The cells to run again, in order, to make ``names`` afresh (and what they need that is gone), as the re-run
     sentence says them: "the cell that makes `x` (In [5]), then ..." (None when no cell in ``In`` makes them).
     For messages that know the stale names themselves (the exercise checks): the failing cell's reads do not count.
+    ``gone``: other names whose data is gone too; the cells making those that the cells above read come first.
 
     >>> steps_to_remake({"In": ["", "x = da.ones(9)", "y = x.persist()", "check()"]}, ["y"])
     'the cell that makes `y` (In [2])'
     """
     wanted = [name for name in names if name.isidentifier()]
     history = [str(s) for s in namespace.get("In", [])] + [" ".join(wanted)]  # as if one cell read just these
-    return _steps(history, namespace, set(wanted), None) or None
+    return _steps(history, namespace, set(wanted) | set(gone), None) or None
 
 
 def explain_rerun(

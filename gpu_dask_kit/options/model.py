@@ -40,6 +40,24 @@ def configured() -> dict[str, Any]:
     return values
 
 
+#: dask-cuda parameters the kit sets itself (no option of its own), and what it does instead.
+_SET_BY_THE_KIT = {
+    "rmm_release_threshold": (
+        "the kit sets dask-cuda's rmm_release_threshold itself on async workers (rmm_async=True): a share of each GPU "
+        "that the pool keeps when idle, handing back what it holds above it (notebook 01 prints the share); there is "
+        "no option for it"
+    ),
+}
+
+
+def unknown_option(key: Any, value: Any) -> OptionError:
+    """The error for a name that is no option: the closest option name, or what the kit does for a dask-cuda parameter
+    it sets itself, or where the list is."""
+    close = difflib.get_close_matches(key, list(_BY_KEY), n=1) if isinstance(key, str) else []
+    hint = _SET_BY_THE_KIT.get(key) or (f"did you mean {_BY_KEY[close[0]]!r}?" if close else "see `gpu-dask-kit doctor --options` for the list")
+    return OptionError(key, value, "one of the option names: " + ", ".join(OPTION_SPECS), hint)
+
+
 #: The dataclass defaults: each spec's default.
 _D = {name: spec.default for name, spec in OPTION_SPECS.items()}
 
@@ -90,6 +108,13 @@ class ClusterOptions:
     gpus_per_user: int | None = _D["gpus_per_user"]  # a shared machine (gpu_dask_kit/gpu_plan.py)
     gpu_assignment: str = _D["gpu_assignment"]
     _explicit: frozenset = field(default=frozenset(), repr=False, compare=False)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ClusterOptions:
+        """Refuse a keyword that is no option with the kit's error (the dataclass would raise a bare TypeError)."""
+        for key, value in kwargs.items():
+            if key not in OPTION_SPECS and key != "_explicit":
+                raise unknown_option(key, value)
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
         for name, spec in OPTION_SPECS.items():
@@ -152,9 +177,7 @@ class ClusterOptions:
         for key, value in overrides.items():
             name = option_name(key)
             if name is None:
-                close = difflib.get_close_matches(key, list(_BY_KEY), n=1) if isinstance(key, str) else []
-                hint = f"did you mean {_BY_KEY[close[0]]!r}?" if close else "see `gpu-dask-kit doctor --options` for the list"
-                raise OptionError(key, value, "one of the option names: " + ", ".join(OPTION_SPECS), hint)
+                raise unknown_option(key, value)
             if name in given:
                 raise OptionError(name, value, "each option once", f"{key!r} and another spelling of {name} were both given: keep one")
             given[name] = value

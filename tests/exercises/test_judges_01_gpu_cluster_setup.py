@@ -3,6 +3,8 @@ a share of each GPU in bytes), each with answer cells learners wrote in review."
 
 from __future__ import annotations
 
+import pytest
+
 from gpu_dask_kit.exercises import EXERCISES, judge
 
 from ..test_exercises_cases import RIGHT
@@ -25,6 +27,13 @@ def test_01_1_says_only_what_dask_cuda_reads(client):
 def test_01_1_cpu_workers_on_the_gpu_node_are_rejected(client):
     code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', device='cpu')"
     not_yet("01-1", client, code, "CPU workers (device='cpu')")
+
+
+@pytest.mark.parametrize("pin", ["CUDA_VISIBLE_DEVICES='0'", "n_workers=1"])
+def test_01_1_options_pinned_to_one_gpu_or_worker_are_rejected(pin, client):
+    """Learner review 9: the node's other GPUs left unused, as device='cpu' did in review 8, were "Correct"."""
+    code = f"workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', {pin})"
+    not_yet("01-1", client, code, f"also fixes {pin}")
 
 
 def test_01_1_the_percent_note_names_the_option_that_had_it(client):

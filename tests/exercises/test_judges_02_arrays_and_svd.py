@@ -29,15 +29,16 @@ def test_02_1_svd_compressed_is_named_as_an_approximate_svd(client):
 
 
 def test_02_1_after_a_restart_names_the_data_that_is_gone_and_its_cells(client):
-    """Review 5, item 5: data that is gone is named with the cells that make it."""
+    """Review 5, item 5: data that is gone is named with the cells that make it. Review 9: in the notebook x and the
+    SVD are made in two cells, and the check named only the SVD's (which reads the lost x: re-running it alone fails)."""
     right = RIGHT["02-1"][1]
     ns = _run(right, "02-1", client)
-    setup = "x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()\nu, s, v = dask.persist(*da.linalg.svd(x))"
-    ns["In"] = ["", setup, right, 'exercises.check("02-1", globals())']
+    make_x, make_svd = "x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()", "u, s, v = dask.persist(*da.linalg.svd(x))"
+    ns["In"] = ["", make_x, make_svd, right, 'exercises.check("02-1", globals())']
     client.cancel([ns["x"], ns["u"], ns["s"], ns["v"]])
     verdict = judge("02-1", ns)
     assert verdict.answered and not verdict.correct, verdict.message
-    assert "`x` (In [1])" in verdict.message and "`s` (In [1])" in verdict.message, verdict.message
+    assert "the cell that makes `x` (In [1]), then the cell that makes `s`, `u`, `v` (In [2])" in verdict.message, verdict.message
     assert "closed:" not in verdict.message and "raised" not in verdict.message, verdict.message
 
 

@@ -55,6 +55,18 @@ HONEST_03 = [
     ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().reset_index()", "reset_index", "select the one column"),
     ("03-1", "max_y_by_name = ddf.groupby('name').y.max().astype('float32').compute()", "smaller float type", "which column and which aggregation"),
     ("03-1", "max_y_by_name = ddf.partitions[0].groupby('name').y.max().compute()", "one partition", "which column and which aggregation"),
+    # review 10: the maxima are all near 1.0, so 2 decimals gave the same values as 0 decimals ("rounded to 0 decimals")
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().round(2)", "rounded to 2 decimals", "0 decimals"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().astype('float16').compute()", "smaller float type", "which column and which aggregation"),
+    # review 10: one computation per name, and `.index.name = "name"` after it was read as the value typed in
+    (
+        "03-1",
+        "names = sorted(ddf.name.unique().compute())\n"
+        "max_y_by_name = pd.Series({n: ddf[ddf.name == n].y.max().compute() for n in names}, name='y')\n"
+        "max_y_by_name.index.name = 'name'",
+        "separate",
+        "typed into",
+    ),
     (
         "03-2",
         "ddf_fast = ddf.persist(scheduler='sync')\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
@@ -72,6 +84,19 @@ HONEST_03 = [
         "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.median().compute()",
         "medians, computed on the workers",
         "computed in this notebook",
+    ),
+    # review 10: the rest of the expression ran on the workers too, from ddf: not "worked out in this notebook"
+    (
+        "03-2",
+        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute() * 0 + ddf.groupby('name').x.mean().compute()",
+        "which computes from `ddf`",
+        "worked out in this notebook",
+    ),
+    (
+        "03-2",
+        "ddf_fast = ddf[['name', 'x']].persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",
+        "only some of ddf's columns",
+        "other data",
     ),
 ]
 

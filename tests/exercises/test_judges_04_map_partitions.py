@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import DEMEAN
 from ..test_exercises_corpus import _run, namespace
-from .helpers import judged
+from .helpers import cells_in_shell, judged
 
 # Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
 EVERY_PARTITION = [
@@ -38,7 +38,10 @@ def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
     wait(ns["scaled"])
     exec(compile(code, "<answer 04-1>", "exec"), ns)
     ns["In"] = ["", "ddf = make().persist()", "scaled = (ddf.x * 2).persist()", code, 'exercises.check("04-1", globals())']
-    client.cancel(futures_of(ns["ddf"]) + futures_of(ns["scaled"]))
+    # ddf's keys only: the scheduler cancels scaled's with them (its dependents). Naming both in one call can hit
+    # distributed's `assert ts.who_wants` in stimulus_cancel (a dependent released by the recursion, then named again),
+    # which drops the client's connection and cancels the next test's futures ("scheduler-connection-lost").
+    client.cancel(futures_of(ns["ddf"]))
     verdict = judge("04-1", ns)
     assert not verdict.correct and "`ddf` (In [1])" in verdict.message and "scaled" not in verdict.message, verdict.message
 
@@ -97,3 +100,23 @@ def test_04_1_ddf_made_again_after_a_right_answer_cannot_be_checked(client):
     ns["In"] = ["", code, "ddf = ddf.map_partitions(lambda d: d).persist()", 'exercises.check("04-1", globals())']
     verdict = judge("04-1", ns)
     assert verdict.message.startswith("Could not be checked (04-1): ddf was made again"), verdict.message
+
+
+def test_04_1_a_client_call_inside_demean_that_dask_cannot_name_is_explained(shell, client):
+    """Learner review 10: `session.client.compute(...).result()` inside demean made the answer cell raise
+    TokenizationError, and the check said only "raised TokenizationError", not what to change."""
+    code = "def demean(df):\n    return df.assign(x_demeaned=df.x - session.client.compute(ddf.x.mean()).result())\n\ndemeaned = ddf.map_partitions(demean)"
+    ns = cells_in_shell(shell, "04-1", client, "import dask", code)
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "TokenizationError" in verdict.message, verdict.message
+    assert "cannot be copied to a worker" in verdict.message and "outside it" in verdict.message, verdict.message
+
+
+def test_04_2_a_slice_of_the_whole_frame_is_told_it_read_every_partition(client):
+    """Learner review 10: a guessed slice of the gathered frame that happened to be partition 4's length got "that is the
+    row count of partition 4", not what went wrong (every row came to the notebook, and the slice was a guess)."""
+    ns = namespace("04-2", client)
+    rows = len(ns["ddf"].partitions[3])
+    verdict = judged("04-2", client, f"rows_in_partition_2 = len(ddf.compute().iloc[{rows + 7}:{2 * rows + 7}])")
+    assert verdict.answered and not verdict.correct, verdict.message
+    assert "partitions of ddf (or send them all here)" in verdict.message and "partition 3" not in verdict.message, verdict.message

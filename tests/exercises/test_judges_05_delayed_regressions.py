@@ -85,3 +85,17 @@ def test_05_one_copy_scattered_in_the_answer_cell_is_accepted_when_data_future_i
     )
     _, verdict = judge_answer_with_ns("05-1", code, client, drop=("data_future",))
     assert verdict.correct, verdict.message
+
+
+def test_05_2_correct_says_side_by_side_only_when_the_cluster_has_threads_for_it(client):
+    """Learner review 9: on a cluster started with one single-threaded worker, "Correct" said the 5 models "run side by side"."""
+    from types import SimpleNamespace
+
+    from distributed import Client, LocalCluster
+
+    from gpu_dask_kit.exercises.catalog_d import _side_by_side
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as one, Client(one, set_as_default=False) as own:
+        assert "one after another" in _side_by_side({"session": SimpleNamespace(client=own)})
+    threads = sum(w["nthreads"] for w in client.scheduler_info(n_workers=-1)["workers"].values())
+    assert _side_by_side({"session": SimpleNamespace(client=client)}) == f" and run side by side ({threads} threads)"

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import LIMITS
 from ..test_exercises_corpus import _run, namespace
-from .helpers import LIMITS_06, SUMS, assert_rejected, judge_answer_with_ns, run_without
+from .helpers import LIMITS_06, SUMS, assert_rejected, judge_answer_with_ns, notebook_namespace, run_without
 
 
 def test_right_answers_of_06_1_from_a_lazy_x_pass(client):
@@ -124,3 +124,14 @@ WRONG_06 = [
 def test_06_2_typed_worker_counts_and_what_the_hints_blame(key, code, said, not_said, client):
     ns, verdict = judge_answer_with_ns(key, code, client)
     assert_rejected(key, ns, verdict, said, not_said)
+
+
+def test_06_2_memory_in_use_is_not_the_memory_limits(client):
+    """Learner review 9: `x.nbytes / session.memory().total("host_memory_used")` got "not what your answer cell gives
+    now" (memory in use moved between the run and the check's re-run), not what is wrong: in use is not the limits."""
+    from gpu_dask_kit.monitor import snapshot
+
+    ns = notebook_namespace("06-2", client)
+    ns["session"].memory = lambda: snapshot(client, mode="cpu", fresh=True)
+    ns, verdict = judge_answer_with_ns("06-2", 'fraction = x.nbytes / session.memory().total("host_memory_used")', client, ns=ns)
+    assert_rejected("06-2", ns, verdict, "divides by memory in use", "gives now")

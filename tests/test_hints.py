@@ -2,6 +2,7 @@
 
 import os
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 from gpu_dask_kit.notebook import hints
@@ -191,3 +192,13 @@ def test_name_errors_reach_the_kits_handler():
     shell = SimpleNamespace(custom_exceptions=(), set_custom_exc=lambda errors, handler: registered.extend(errors), events=None)
     hints._install(shell)
     assert NameError in registered
+
+
+def test_in_jupyterlab_a_name_a_skipped_cell_makes_is_named_by_the_heading_of_that_cell():
+    """A kernel JupyterLab started knows its notebook (`__session__`): the NameError sentence names the cell to run."""
+    notebook = Path(__file__).parents[1] / "notebooks" / "09_gpu_first.ipynb"
+    err = NameError("name 'square' is not defined", name="square")
+    text = hints.explain(err, namespace={"In": ["", "futures = session.client.map(square, range(8))"], "__session__": str(notebook)})
+    assert text is not None and 'the 1st code cell under the heading "Futures: work you start now and collect later" makes it' in text, text
+    plain = hints.explain(err, namespace={"In": [""]})  # nbval, jupyter_client: no notebook known
+    assert plain is not None and "If a cell above this one makes it" in plain, plain

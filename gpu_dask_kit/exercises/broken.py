@@ -12,6 +12,7 @@ from typing import Any
 
 from ..notebook.cellreads import cells_making
 from ..notebook.outcomes import raised
+from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
 
 __all__ = ["broken_cell", "raised_cell", "not_made"]
@@ -153,6 +154,12 @@ def not_made(err: str, namespace: dict[str, Any]) -> str | None:
     name = found.group(1)
     history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
     cells = cells_making(history, name)
+    where = cell_making(namespace, name) if not cells else None  # in JupyterLab: the open notebook's cell that makes it
+    if where:
+        return (
+            f"it reads `{name}`, which this kernel does not have: {where} makes it, and it has not run in this kernel "
+            "(skipped, or run before a kernel restart): run it, then your answer cell, then this check."
+        )
     if not cells:  # nothing run in this kernel made it: a skipped cell above, or a name no cell makes (a typo, GiB)
         return (
             f"it reads `{name}`, which this kernel does not have (no cell run in it made `{name}`). If a cell above makes "

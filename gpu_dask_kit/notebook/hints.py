@@ -23,6 +23,7 @@ from ..session import ClusterSession, current_session
 from .cellreads import names_read
 from .outcomes import track
 from .rerun import cause_of, explain_rerun, restart_steps, stale_names, steps_to_remake
+from .skipped import cell_making
 
 __all__ = ["explain", "install", "is_out_of_memory", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -106,6 +107,12 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "
             "restarted, or it was deleted since): run that cell again, then this one."
+        )
+    where = cell_making(namespace, name)  # in JupyterLab: the open notebook's cell that makes it
+    if where:
+        return (
+            f"gpu-dask-kit: `{name}` is not defined in this kernel: {where} makes it, and it has not run (skipped, or "
+            "run before a kernel restart): run it (or Run > Run All Above Selected Cell), then this one."
         )
     return (
         f"gpu-dask-kit: `{name}` is not defined in this kernel. If a cell above this one makes it, that cell has not run "

@@ -7,6 +7,7 @@ styles pass. Each case is an answer cell learners wrote in review."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 from distributed import Future, wait
@@ -462,6 +463,28 @@ def test_a_name_the_skipped_cell_makes_is_named_with_the_cell_to_run(key, name, 
     verdict = judge(key, ns)
     assert not verdict.correct and verdict.message.startswith(f"Could not be checked ({key}): your answer cell (In [2]) raised NameError"), verdict.message
     assert f"it reads `{name}`, which this kernel does not have" in verdict.message and "If a cell above makes it" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "heading"),
+    [("07-2", "medians", "Scaling: 1 worker, then N"), ("09-1", "square", "Futures: work you start now and collect later")],
+)
+def test_in_jupyterlab_the_skipped_cell_is_named_by_its_heading(key, name, heading, client):
+    """Learner review 9 (09-1 with cell 23 skipped): the message did not name the cell. In JupyterLab the kernel knows
+    its notebook (`__session__`, from JPY_SESSION_NAME): the check names the code cell that makes the name."""
+    ns = notebook_namespace(key, client)
+    del ns[name]
+    notebook = next(Path(__file__).parents[2].glob(f"notebooks/{key[:2]}_*.ipynb"))
+    answer = (
+        "speed_up = medians[1] / medians[max(medians)]"
+        if name == "medians"
+        else "square_futures = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, square_futures)"
+    )
+    shell = RaisedShell(f"NameError: name '{name}' is not defined")
+    ns.update({n: ... for n in ("speed_up", "square_futures", "total_future")}, get_ipython=lambda: shell, __session__=str(notebook))
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, f'exercises.check("{key}", globals())']
+    verdict = judge(key, ns)
+    assert f'code cell under the heading "{heading}" makes it' in verdict.message, verdict.message
 
 
 # Review 8b: right answers: 06-2 a factor that changes nothing, a unit on both sides; 08-1 parse_known_args (the

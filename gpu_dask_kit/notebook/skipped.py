@@ -1,0 +1,97 @@
+"""Which cell of the open notebook makes a name the kernel lacks (a cell skipped above): named by the heading it is under.
+
+JupyterLab starts a notebook's kernel with ``JPY_SESSION_NAME`` set to the notebook's path, and ipykernel puts that in
+the namespace as ``__session__``. A kernel started another way (nbval, jupyter_client) has none: then this says nothing,
+and the hints fall back to the kernel's input history.
+
+>>> import json, os, tempfile
+>>> cells = [{"cell_type": "markdown", "source": ["## Futures: work you start now\\n", "text"]},
+...          {"cell_type": "code", "source": ["def square(i):\\n", "    return i * i"]},
+...          {"cell_type": "code", "source": "futures = client.map(square, range(3))"}]
+>>> folder = tempfile.mkdtemp()
+>>> path = os.path.join(folder, "09.ipynb")
+>>> _ = open(path, "w").write(json.dumps({"cells": cells}))
+>>> cell_making({"__session__": path}, "square")
+'the 1st code cell under the heading "Futures: work you start now"'
+>>> cell_making({"__session__": path}, "futures"), cell_making({"__session__": path}, "nothing") is None
+('the 2nd code cell under the heading "Futures: work you start now"', True)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["cell_making"]
+
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def _notebook(namespace: Any) -> Path | None:
+    """The open notebook's file: ``__session__`` as given, or under the kernel's folder (the notebook's own)."""
+    given = namespace.get("__session__") if isinstance(namespace, dict) else None
+    if not isinstance(given, str) or not given.endswith(".ipynb"):
+        return None
+    for candidate in (Path(given), Path.cwd() / given, Path.cwd() / Path(given).name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _binds(source: str, name: str) -> bool:
+    """True when a cell's code binds ``name`` at its top level (assignment, def, class, import, for target)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))  # magics
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and statement.name == name:
+            return True
+        if isinstance(statement, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in statement.names):
+            return True
+        scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        todo: list[ast.AST] = [statement]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+                return True
+            todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, scopes))
+    return False
+
+
+def _heading(source: str) -> str | None:
+    """The last Markdown heading in a cell's text, without its ``#`` and emphasis."""
+    found = [line.lstrip("#").strip() for line in source.splitlines() if re.match(r"#{1,6}\s", line)]
+    return found[-1].replace("`", "").replace("*", "") if found else None
+
+
+def cell_making(namespace: Any, name: str) -> str | None:
+    """'the 2nd code cell under the heading "Futures: ..."': the first code cell of the open notebook that makes
+    ``name``; None when the notebook is not known or no cell of it makes ``name``."""
+    path = _notebook(namespace)
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path is not None else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    heading, under = None, 0
+    for cell in cells if isinstance(cells, list) else []:
+        source = cell.get("source", "") if isinstance(cell, dict) else ""
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if cell.get("cell_type") == "markdown":
+            found = _heading(source)
+            if found:
+                heading, under = found, 0
+            continue
+        if cell.get("cell_type") != "code":
+            continue
+        under += 1
+        if _binds(source, name):
+            place = f"{_ORDINALS.get(under, f'{under}th')} code cell"
+            where = f'under the heading "{heading}"' if heading else f"of {os.path.basename(str(path))}"
+            return f"the {place} {where}"
+    return None

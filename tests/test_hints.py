@@ -202,3 +202,19 @@ def test_in_jupyterlab_a_name_a_skipped_cell_makes_is_named_by_the_heading_of_th
     assert text is not None and 'the 1st code cell under the heading "Futures: work you start now and collect later" makes it' in text, text
     plain = hints.explain(err, namespace={"In": [""]})  # nbval, jupyter_client: no notebook known
     assert plain is not None and "If a cell above this one makes it" in plain, plain
+
+
+def test_a_local_scheduler_on_data_the_cluster_holds_is_explained_where_the_cell_raised():
+    """Learner review 10 (03-1): `.compute(scheduler="threads")` on a persisted frame raised distributed's bare
+    `ValueError: Missing dependency (...)` in the answer cell (only the check explained it)."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    text = None
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as client:
+        x = client.persist(da.ones(10, chunks=5))
+        try:
+            x.sum().compute(scheduler="threads")
+        except ValueError as err:
+            text = hints.explain(err, namespace={"In": [""]})
+    assert text is not None and "a local scheduler" in text and "Leave scheduler= out" in text, text

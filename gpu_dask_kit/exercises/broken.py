@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..notebook.cellreads import cells_making
+from ..notebook.hints import LOCAL_SCHEDULER
 from ..notebook.outcomes import raised
 from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
@@ -86,11 +87,7 @@ def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
 
 #: What a known error of an answer cell means (said before the rest of the message).
 _WHY = {
-    "Missing dependency": (
-        "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
-        "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
-        "can read: "
-    ),
+    "Missing dependency": f"{LOCAL_SCHEDULER}: ",
     "cannot be deterministically hashed": (
         "Dask names each task after what it runs, and it could not make a name from a function in that cell: the "
         "function refers to something that cannot be copied to a worker (the client, a future, a lock). A function "

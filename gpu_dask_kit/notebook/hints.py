@@ -59,6 +59,14 @@ def _limits(session: Any) -> str:
     return ""
 
 
+#: What distributed's "Missing dependency" means in a notebook: a local scheduler asked for data only the cluster holds.
+LOCAL_SCHEDULER = (
+    "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
+    "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
+    "can read"
+)
+
+
 def explain(exc: BaseException, session: Any = None, namespace: Any = None, started_in: Any = None) -> str | None:
     """A hint for ``exc`` (None when the kit has nothing useful to add); ``namespace`` is the notebook's
     (to name the cell to re-run); ``started_in`` the cells that made its sessions (see ``rerun.start_cell``)."""
@@ -76,6 +84,8 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
         limits = " It ran on the cluster of the Client made after start_cluster(), not on the kit's: the kit's limits do not apply."
+    if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):
+        return f"gpu-dask-kit: {LOCAL_SCHEDULER}. Leave scheduler= out, and the cluster computes it."
     if is_out_of_memory(exc):
         return (
             "gpu-dask-kit: one allocation did not fit in memory." + limits + " Spilling (device_memory_limit, "

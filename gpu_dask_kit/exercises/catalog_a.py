@@ -14,7 +14,7 @@ from .chunks import check_a, chunks_merged
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
-from .replay import answer_cell
+from .replay import _parse, answer_cell, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -247,7 +247,27 @@ def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "spill_threshold",
         "Read the fraction from dask.config (distributed.worker.memory.target) and take it of the 600 MiB limit.",
     )
-    return "the 'target' fraction of the 600 MiB limit: above it a CPU worker writes its least recently used data to disk."
+    note = _target_read(answer_cell(ns, "spill_threshold"), fractions["target"])
+    return f"the 'target' fraction of the 600 MiB limit: above it a CPU worker writes its least recently used data to disk.{note}"
+
+
+def _target_read(cell: str | None, target: float) -> str:
+    """A note for a right size reached without reading the fraction from dask.config: the size typed in, or the
+    target fraction written out (learner review 9). Accepted (the value is the idea here: target times the limit),
+    but said, because code that reads the setting stays right when the configuration changes."""
+    if cell is None:
+        return ""
+    tree = _parse(cell)
+    written = tree is not None and any(
+        isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool) and close(float(n.value), target, rel=1e-9)
+        for n in ast.walk(tree)
+    )
+    if typed_in(cell, "spill_threshold") or (written and "config" not in cell and "target" not in cell):
+        return (
+            " (Worked out by hand, which is fine for this question; in code, read the fraction with dask.config.get, "
+            "so the number follows the settings the workers really use.)"
+        )
+    return ""
 
 
 def as_bytes_or_none(value: Any) -> int | None:

@@ -4,11 +4,13 @@ with answer cells learners wrote in review, and what the check says after a rest
 
 from __future__ import annotations
 
+import pytest
+
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import run_without
+from .helpers import judge_answer_with_ns, run_without
 
 
 # Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
@@ -63,3 +65,23 @@ def test_02_1_after_a_restart_names_only_what_the_answer_cell_reads(client):
     verdict = judge("02-1", ns)
     assert not verdict.correct and "`u`" in verdict.message, verdict.message
     assert "`uc`" not in verdict.message and "`approx`" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "noted"),
+    [
+        ("spill_threshold = 0.6 * 600 * 2**20", True),
+        ("spill_threshold = '360MiB'", True),
+        ("spill_threshold = dask.config.get('distributed.worker.memory.target') * 600 * 2**20", False),
+    ],
+)
+def test_02_2_a_size_worked_out_by_hand_is_accepted_with_a_note(code, noted, client):
+    """Learner review 9: the target fraction written out (0.6) and the size typed in passed without a word. The value is
+    the idea here (target times the limit), so they pass, saying that code should read the fraction from dask.config."""
+    import dask
+
+    if dask.config.get("distributed.worker.memory.target") != 0.6:
+        pytest.skip("the answers are written for distributed's default target (0.6)")
+    _, verdict = judge_answer_with_ns("02-2", code, client)
+    assert verdict.correct, verdict.message
+    assert ("Worked out by hand" in verdict.message) is noted, verdict.message

@@ -20,7 +20,7 @@ from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
 from .typed import numbers_read
 from .values import as_bytes, as_fraction, as_number, close, unit_mixup
-from .zeroed import require_contributes
+from .zeroed import require_contributes, require_not_worked_out
 
 # --- 00 · start here ---------------------------------------------------------------------------------
 
@@ -58,6 +58,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "total")
     require_not_hidden(cell, "total", expected, rel=1e-12)
     require_contributes(cell, "total", ns)  # (a**2).sum() * 0 + a formula: the value is the formula's
+    require_not_worked_out(cell, "total", ns, expected)  # da.maximum((a**2).sum(), a formula): the formula's too
     value = total.compute()
     exact = type(value).__module__ in ("numpy", "cupy") and "int" in str(getattr(value, "dtype", ""))
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
@@ -143,6 +144,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"workshop_options also fixes {' and '.join(pinned)}: that ties the cluster to some GPUs (or a worker count) "
             "you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
             "LocalCUDACluster starts one worker on each GPU it finds: keep only what the question asks for."
+        )
+    if opts.protocol != "tcp":
+        raise Hint(
+            f"workshop_options also asks for protocol={opts.protocol!r}: UCX needs the distributed-ucxx package and a "
+            "fast interconnect (NVLink, InfiniBand) to pay off, which the question does not say this node has. "
+            "Keep only what the question asks for."
         )
     percent = _percent_given(answer_cell(ns, "workshop_options"), "device_memory_limit")
     note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""

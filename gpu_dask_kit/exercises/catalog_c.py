@@ -60,6 +60,12 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
             f"your answer cell computed the sums in separate computations (one per column or block; the scheduler saw at least {len(summed)}): one "
             "Dask expression over x gives every column's sum in a single computation."
         )
+    fetches = found.made_by("col_sums_local")
+    if not summed and len(fetches) >= 3:
+        raise Hint(
+            f"col_sums_local was brought here in {len(fetches)} separate computations (a .compute() per value or piece): "
+            "each is a round trip to the cluster. The persisted sums are one small array: one compute brings them all."
+        )
     if summed:
         raise Hint(
             "col_sums_local was summed again: the check ran your answer cell again, and making col_sums_local ran the "

@@ -12,7 +12,7 @@ from distributed import Future, futures_of
 from .. import scheduler_view
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
-from .replay import _assigned, _parse, answer_cell, typed_in
+from .replay import _assigned, _depends, _parse, answer_cell, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -102,9 +102,16 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     if not fitting:
         raise Hint(f"your answer cell, run again, sent no fits to the cluster: {name} was computed some other way (in this notebook?).")
     if len(fitting) > 1:
+        blocking = ".compute()" in found.cell or "dask.compute(" in found.cell
+        why = (
+            "each waits for the previous one"
+            if blocking
+            else "client.compute returns at once, so these fits did run side by side, but each was its own round trip "
+            "to the scheduler, and the exercise is about the one call that hands them all over together"
+        )
         raise Hint(
-            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (separate compute "
-            "calls): each waits for the previous one. Hand ALL of them to Dask in a single call (see the lesson above)."
+            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (a compute call per "
+            f"fit): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
 
 
@@ -141,6 +148,8 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     typed = _typed_feature(value, tree, ns) if tree is not None else None
     if typed is not None:
         return "by a feature name written out in it (that result found by its name)"
+    if tree is not None and not _compares(tree, ns):
+        return "without comparing anything (no max, min, sort or comparison of the fits makes it)"
     calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
     base = value
     while isinstance(base, ast.Subscript):
@@ -161,6 +170,31 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
                 what = {0: " (its features)", 1: " (its coefficients)", 2: " (its intercept)"}.get(entry, "")
                 return f"by entry {entry} of each result{what} (max/min/sorted's key), not by its R²"
     return None
+
+
+#: Calls that choose by comparing values (the R² of the fits, in a right answer).
+_COMPARING = frozenset({"max", "min", "sorted", "sort", "sort_values", "argmax", "argmin", "idxmax", "idxmin", "nlargest", "nsmallest"})
+
+
+def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
+    """True when the statements that make best_single_feature compare something (a max/min/sort call, or ``<``/``>``),
+    or read a name of the notebook that an earlier cell made (the comparison may be there); False when nothing in its
+    making compares: ``features[1] if res else None``, ``features[int(bool(res))]``, ``res[len("a")][0][0]``."""
+    made_here: set[str] = set()
+    body = [tree.body[i] for i in _depends(tree.body, "best_single_feature")]
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in node.ops):
+                return True
+            func = node.func if isinstance(node, ast.Call) else None
+            if func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING:
+                return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                made_here.add(node.id)
+    known = {"features", "single_fits", "dask", "session", "client", "np", "pd", "df", "data_future", "fit_ols", "fit_one"}
+    read = {n.id for statement in body for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    earlier = {n for n in read - made_here - known if n in ns and not callable(ns[n])}
+    return bool(earlier)
 
 
 def _typed_feature(value: ast.expr, tree: ast.Module, ns: dict[str, Any]) -> str | None:

@@ -21,9 +21,19 @@ def limits_read(cell: str | None) -> None:
     """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
     tree = _parse_cell(cell)
     reads_limits = cell is not None and "memory_limit" in cell
+    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)] if tree is not None else []
+    units = [number_of(n.right) for n in divisions if _unit(n.right)]
+    if len(set(units)) > 1:
+        names = {2**10: "KiB", 2**20: "MiB", 2**30: "GiB", 2**40: "TiB", 1e3: "kB", 1e6: "MB", 1e9: "GB", 1e12: "TB"}
+        said = " and ".join(dict.fromkeys(names.get(u, str(u)) for u in units if u is not None))
+        raise Hint(
+            f"fraction divides sizes given in different units ({said}): one side in one unit, the other in another, so "
+            "the ratio is off by their factor. Put both sizes in the same unit (bytes, as Dask reports them)."
+        )
+    cancels = len(units) >= 2  # the same unit on both sides (``(x.nbytes / 1e6) / (sum(limits) / 1e6)``): it cancels
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and literal(node.right):
-            if _cancelled(node) or (reads_limits and _unit(node.right)):
+            if _cancelled(node) or ((reads_limits or cancels) and _unit(node.right)):
                 continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
@@ -72,8 +82,12 @@ def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[f
     the product of the literal factors of a product (``len(workers) * 2 * 1024**3``: ``2 * 1024**3`` is one size).
     """
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        size = as_bytes(node.value)
-        return [(float(size), parent, True)] if size is not None and any(c.isdigit() for c in node.value) else []
+        unit = any(c.isalpha() for c in node.value)  # "2GiB" is a size; "0.0186" or "4294967296" a number in a string
+        try:
+            size = as_bytes(node.value) if unit else float(node.value.replace("_", ""))
+        except (TypeError, ValueError):
+            size = None
+        return [(float(size), parent, unit)] if size is not None and any(c.isdigit() for c in node.value) else []
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and literal(node):
         value = number_of(node)
         return [(value, parent, False)] if value is not None else []
@@ -110,6 +124,12 @@ def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: 
     _workers_assumed(body, n, name)
     typed = sorted((found for s in body for found in _typed_numbers(s)), key=lambda found: not found[2])  # sizes first
     for value, parent, size_string in typed:
+        share = nbytes / sum(limits) if nbytes is not None and limits and sum(limits) else None
+        if share is not None and value > 0 and any(close(value, s, rel=0.01) for s in (share, 100 * share)):
+            raise Hint(
+                f"the answer itself is written out in your answer cell (typed, even where that part does not run): {name} "
+                f"must come from the computation alone. Remove the typed number."
+            )
         if nbytes is not None and close(value, nbytes, rel=1e-3):
             raise Hint(
                 "x's size is a number written out in your answer cell: it is right only for this x. Where to look: a "

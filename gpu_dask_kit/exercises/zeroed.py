@@ -26,7 +26,7 @@ from .judging import host, is_lazy
 from .model import Hint
 from .replay import _assigned, _depends, _parse
 
-__all__ = ["zeroing", "require_contributes"]
+__all__ = ["zeroing", "require_contributes", "require_not_worked_out"]
 
 #: Calls that wrap a value without changing it (for "the same part, added then subtracted").
 _WRAPPERS = frozenset({"float", "int", "compute", "item", "result"})
@@ -191,3 +191,53 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         f"already here, or numbers written out), not from the computation on the workers. Where to look: let the "
         f"Dask expression alone make {name}, and remove the part that works it out here."
     )
+
+
+#: Builtins a notebook-side part may call (a formula in plain Python): anything else is not evaluated by the check.
+_PLAIN_CALLS = frozenset({"sum", "range", "int", "float", "abs", "pow", "len", "max", "min", "round", "divmod"})
+
+
+def _plain_value(value: Any) -> bool:
+    """True for what a notebook-side formula reads: numbers, NumPy arrays, the numpy and math modules."""
+    import math
+
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, float, np.integer, np.floating, np.ndarray)) or any(value is module for module in (np, math))
+
+
+def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any], expected: float) -> None:
+    """A :class:`Hint` when a part of the expression that makes ``name`` uses no Dask and already gives ``expected`` (a
+    closed-form formula or plain Python), the Dask part around it only passing it on or choosing it
+    (``da.maximum((a**2).sum(), formula)``, ``da.where(a.sum() > 0, formula, 0)``). Only parts made of numbers, NumPy
+    and the builtins in ``_PLAIN_CALLS`` are evaluated; literals alone are :func:`hidden.require_not_hidden`'s."""
+    tree = _parse(cell) if cell is not None else None
+    value = getattr(_assigned(tree, name), "value", None) if tree is not None else None
+    if value is None:
+        return
+    for node in ast.walk(value):
+        if node is value or not isinstance(node, (ast.BinOp, ast.Call)) or literal(node):
+            continue
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        attributes = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        if calls - _PLAIN_CALLS or attributes & {"compute", "persist", "result"} or not names:
+            continue
+        if not all(n in _PLAIN_CALLS or _plain_value(namespace.get(n)) for n in names - _comprehension_names(node)):
+            continue
+        try:
+            got = eval(compile(ast.Expression(node), "<part>", "eval"), {"__builtins__": __builtins__}, dict(namespace))
+            same = bool(np.isclose(float(got), float(expected), rtol=1e-12, atol=0))
+        except Exception:
+            continue
+        if same:
+            raise Hint(
+                f"{name} is worked out in this notebook: a part of your expression uses no Dask (a formula, plain Python "
+                "or NumPy) and already gives the answer, and the Dask part around it only passes that value on or picks "
+                f"it. Where to look: let the Dask expression alone make {name}, and remove the part that works it out here."
+            )
+
+
+def _comprehension_names(node: ast.AST) -> set[str]:
+    """The loop variables of the comprehensions in ``node`` (``i`` in ``sum(i * i for i in range(N))``)."""
+    return {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension) for t in ast.walk(c.target) if isinstance(t, ast.Name)}

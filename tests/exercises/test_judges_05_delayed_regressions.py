@@ -40,6 +40,10 @@ def test_a_local_scheduler_on_cluster_data_is_explained(shell, client):
 BY_CHANCE_05_1 = [
     "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: abs(r[1][0]))[0][0]",
     "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = res[1][0][0]",
+    # learner review 11: a fixed position hidden behind an expression, no comparison of the fits anywhere
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = features[1] if res else None",
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = features[int(bool(res))]",
+    "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\nbest_single_feature = res[len('a')][0][0]",
 ]
 
 
@@ -99,3 +103,19 @@ def test_05_2_correct_says_side_by_side_only_when_the_cluster_has_threads_for_it
         assert "one after another" in _side_by_side({"session": SimpleNamespace(client=own)})
     threads = sum(w["nthreads"] for w in client.scheduler_info(n_workers=-1)["workers"].values())
     assert _side_by_side({"session": SimpleNamespace(client=client)}) == f" and run side by side ({threads} threads)"
+
+
+@pytest.mark.parametrize(
+    ("compute", "said"),
+    [
+        ("[l.compute() for l in lazy_fits]", "each waits for the previous one"),
+        ("session.client.gather([session.client.compute(l) for l in lazy_fits])", "these fits did run side by side"),
+    ],
+)
+def test_05_2_separate_submissions_are_told_whether_they_waited(compute, said, client):
+    """Learner review 11: client.compute per fit (non-blocking, so the fits ran side by side) was told "each waits
+    for the previous one", which only a .compute() per fit does."""
+    code = f"lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\nx0_results = {compute}"
+    verdict = judge("05-2", run_without(code, "05-2", client))
+    assert verdict.answered and not verdict.correct and "separate submissions" in verdict.message, verdict.message
+    assert said in verdict.message, verdict.message

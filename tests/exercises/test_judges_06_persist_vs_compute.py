@@ -135,3 +135,35 @@ def test_06_2_memory_in_use_is_not_the_memory_limits(client):
     ns["session"].memory = lambda: snapshot(client, mode="cpu", fresh=True)
     ns, verdict = judge_answer_with_ns("06-2", 'fraction = x.nbytes / session.memory().total("host_memory_used")', client, ns=ns)
     assert_rejected("06-2", ns, verdict, "divides by memory in use", "gives now")
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "not_said"),
+    [
+        (LIMITS_06 + "fraction = x.nbytes / 2**20 / (sum(limits) / 2**30)", "different units (MiB and GiB)", "typed in"),
+        (LIMITS_06 + "fraction = x.nbytes / sum(limits) if x.nbytes else float('{share:.4f}')", "the answer itself is written out", "memory size"),
+    ],
+)
+def test_06_2_hints_say_what_the_cell_did(code, said, not_said, client):
+    """Learner review 11 (and 8): MiB over GiB was told "the limits are typed in"; a typed fallback fraction (the
+    answer, rounded, in a string) was told "a memory size is written out"."""
+    ns = notebook_namespace("06-2", client)
+    share = ns["x"].nbytes / sum(w["memory_limit"] for w in client.scheduler_info(n_workers=-1)["workers"].values())
+    ns, verdict = judge_answer_with_ns("06-2", code.replace("{share:.4f}", f"{share:.4f}"), client, ns=ns)
+    assert_rejected("06-2", ns, verdict, said, not_said)
+
+
+def test_06_2_the_same_unit_on_both_sides_cancels_and_passes(client):
+    """Learner review 11: both sides in MB (the unit cancels, the value is right), with `limits` read in a cell before,
+    was told "the limits are typed in"."""
+    ns = notebook_namespace("06-2", client)
+    exec(compile(LIMITS_06, "<an earlier cell>", "exec"), ns)
+    _, verdict = judge_answer_with_ns("06-2", "fraction = (x.nbytes / 1e6) / (sum(limits) / 1e6)", client, ns=ns)
+    assert verdict.correct, verdict.message
+
+
+def test_06_1_a_compute_per_value_is_not_one_fetch(client):
+    """Learner review 11: a .compute() per column sum (N_COLS round trips) was "Correct"."""
+    code = SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = np.array([to_host(col_sums_persisted[i].compute()) for i in range(N_COLS)])"
+    ns, verdict = judge_answer_with_ns("06-1", code, client)
+    assert_rejected("06-1", ns, verdict, "separate computations (a .compute() per value or piece)")

@@ -156,6 +156,21 @@ def test_00_1_a_dask_part_that_is_0_here_contributes_nothing(code, client):
     _rejected("00-1", ns, verdict, "adds a Dask part that is 0 here")
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "total = da.maximum((a**2).sum(), (N-1)*N*(2*N-1)//6)",
+        "total = da.where(a.sum() > 0, (N-1)*N*(2*N-1)//6, 0)",
+        "total = da.minimum((a**2).sum(), sum(i * i for i in range(N)))",
+    ],
+)
+def test_00_1_a_formula_inside_a_dask_call_is_worked_out_here(code, client):
+    """Learner review 11: the closed formula handed to da.maximum / da.where beside (or instead of) the Dask sum was
+    "Correct": the Dask part only passed the notebook's value on, or chose it."""
+    ns, verdict = _judge("00-1", "a = da.arange(N, chunks=N // 10)\n" + code, client, ns=_ns("00-1", client))
+    _rejected("00-1", ns, verdict, "total is worked out in this notebook")
+
+
 def test_02_1_a_dask_error_floored_to_0_beside_the_singular_value_shortcut_contributes_nothing(client):
     code = (
         "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n"

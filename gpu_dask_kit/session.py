@@ -9,6 +9,7 @@ before anything starts, starts a ``LocalCUDACluster`` (GPU) or ``LocalCluster`` 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import time
 import warnings
 from typing import Any
@@ -174,6 +175,9 @@ class ClusterSession(SessionInfo):
                 return
             self._closed = True
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
+        if not self.options.connect_mode and not self.asynchronous:  # workers about to stop: heartbeat errors then are noise
+            with contextlib.suppress(Exception):
+                self.kit_client.run(_quiet_while_stopping, timeout=2)
         try:
             try:
                 self.kit_client.close(timeout=timeout)
@@ -188,6 +192,15 @@ class ClusterSession(SessionInfo):
             clients.install_closed_scheduler()
             if self.record is not None:
                 registry.unregister(self.record.id)
+
+
+def _quiet_while_stopping() -> None:
+    """On a worker the kit is about to stop: distributed's loggers keep only CRITICAL, so that the stop does not print
+    "Failed to communicate with scheduler during heartbeat" tracebacks into the notebook (learner review 11, 02 cell 32)."""
+    import logging
+
+    for name in ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def current_session() -> ClusterSession | None:

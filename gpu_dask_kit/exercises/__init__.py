@@ -39,7 +39,7 @@ from .cancels import own_cancel
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
-from .replay import CELL, _parse, answer_cell
+from .replay import CELL, _parse, answer_cell, changed_after
 from .stale import cluster_state, no_cluster, remake_steps
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
@@ -152,6 +152,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if gone:
         return Verdict(False, True, GONE.format(key=key, what=gone, cells=_remake(namespace, exercise.names)))
     try:
+        _not_changed_after(namespace, exercise.names)
         text = exercise.judge(answers, namespace)
     except Hint as hint:
         return _not_yet(key, hint)
@@ -172,6 +173,19 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
             f"Stuck? exercises.solution({key!r}) prints an answer.",
         )
     return Verdict(True, True, f"Correct ({key}): {text}")
+
+
+def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
+    """A :class:`Hint` when the answer cell writes values into an answer after making it (``m[:] = ...``): the values
+    then come from that later line, whatever made the answer first (learner review 11: a pandas groupby of every row
+    written into the Series a Dask groupby had made was "Correct")."""
+    for name in names:
+        if changed_after(answer_cell(namespace, name), name) is not None:
+            raise Hint(
+                f"your answer cell changes {name} after making it (a later line writes into it: `{name}[...] = ...` or "
+                f"`{name}.update(...)`): the values it holds then come from that later line, not from the computation "
+                f"that made {name}. Make {name} in one step, with Dask, and leave it as it comes."
+            )
 
 
 def _also_unfilled(namespace: dict[str, Any], names: tuple[str, ...]) -> list[str]:

@@ -114,14 +114,25 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         missing = not_made(err, namespace)
         if missing:
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
-        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _refused(err, source)
+        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _local_scheduler(err, source) or _refused(err, source)
         return (
             f"{why}"
             f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
-            f"{' and '.join(hit)} still hold{'s' if len(hit) == 1 else ''} what an earlier run left (or nothing). Make "
+            f"{' and '.join(hit)} may still hold what an earlier run left (or what the lines before the error made). Make "
             "that cell run to its end without an error, run it, then this check."
         )
     return None
+
+
+def _local_scheduler(err: str, source: str) -> str:
+    """What a P2P shuffle failure means when the cell asked for a local scheduler (``scheduler="threads"``): the
+    shuffle needs the cluster's workers (said before the rest; learner review 11, 07-1)."""
+    if "P2P" not in err or "scheduler=" not in source:
+        return ""
+    return (
+        "the cell asked for a local scheduler (scheduler=...), but the computation shuffles data with Dask's P2P method, "
+        "which needs the cluster's workers, so it failed. Leave scheduler= out, and the cluster computes it. So "
+    )
 
 
 def _refused(err: str, source: str) -> str:

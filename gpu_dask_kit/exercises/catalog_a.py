@@ -20,7 +20,7 @@ from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
 from .typed import numbers_read
 from .values import as_bytes, as_fraction, as_number, close, unit_mixup
-from .zeroed import require_contributes, require_not_worked_out
+from .zeroed import require_contributes, require_no_chooser, require_not_worked_out
 
 # --- 00 · start here ---------------------------------------------------------------------------------
 
@@ -58,7 +58,8 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "total")
     require_not_hidden(cell, "total", expected, rel=1e-12)
     require_contributes(cell, "total", ns)  # (a**2).sum() * 0 + a formula: the value is the formula's
-    require_not_worked_out(cell, "total", ns, expected)  # da.maximum((a**2).sum(), a formula): the formula's too
+    require_no_chooser(cell, "total")  # da.maximum((a**2).sum(), a formula), da.where(..., formula, 0)
+    require_not_worked_out(cell, "total", ns, expected)  # a formula handed to another Dask call: the formula's too
     value = total.compute()
     exact = type(value).__module__ in ("numpy", "cupy") and "int" in str(getattr(value, "dtype", ""))
     if not (int(value) == expected if exact else close(as_number(value), expected, rel=1e-12)):
@@ -203,6 +204,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
+    require_no_chooser(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
     if found is None:  # not in IPython (no input history): the scheduler's latest computation
         ran_on_cluster(ns)
     else:

@@ -300,15 +300,28 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     ddf, value = ns["ddf"], ans["rows_in_partition_2"]
     require_computed(value, "rows_in_partition_2")
+    if isinstance(value, str):
+        raise Hint("rows_in_partition_2 is a str (text): the question asks for the number of rows itself, a whole number.")
     number = as_number(value)
     if number is None or number != int(number):
         raise Hint(f"rows_in_partition_2 should be a whole number of rows; {describe(value)} is not.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2", ns)
     expected = len(ddf.partitions[2])
+    if int(number) == expected and ".size" in (answer_cell(ns, "rows_in_partition_2") or ""):
+        raise Hint(
+            "your answer cell reads .size, which counts every value of a frame (its rows times its columns), and then "
+            "undoes the columns by hand: the question asks how many rows partition 2 has. Count its rows directly."
+        )
     if int(number) == expected and found is not None:
         parts = [str(k) for k in flatten(ddf.__dask_keys__())]
         read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
+        if len(read) == 1 and read != {2}:
+            (other,) = read
+            raise Hint(
+                f"the number is right, but your answer cell counted partition {other}, which happens to have as many rows: "
+                "partitions are numbered from 0. Select the one the question names."
+            )
         if read - {2}:
             raise Hint(
                 f"the number is right, but your answer cell had the workers go through {len(read)} partitions of ddf "

@@ -18,6 +18,7 @@ from .replay import Replay, _parse, answer_cell, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
+from .zeroed import require_contributes
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
 
@@ -48,6 +49,7 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
     if found is not None:
+        require_contributes(found.cell, "col_sums_local", ns)  # x summed here + 0 * the persisted sums
         _read_from_memory(found, n_cols)
     return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
 

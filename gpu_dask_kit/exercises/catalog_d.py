@@ -12,7 +12,7 @@ from distributed import Future, futures_of
 from .. import scheduler_view
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
-from .replay import _assigned, _depends, _parse, answer_cell, typed_in
+from .replay import _assigned, _depends, _parse, answer_cell, replay, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -240,11 +240,32 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"your answer cell picks best_single_feature {how}: it may name the right feature by chance, but the "
             "question is which fit explains y best. Compare the R² of each result (its last entry)."
         )
+    _same_in_another_order(ns, best)
     r2 = {r[0][0]: float(r[3]) for r in results}
     if r2[best] < max(r2.values()):
         worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
         raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
     return "the single feature with the highest R², from fits that ran together on the cluster."
+
+
+def _same_in_another_order(ns: dict[str, Any], best: str) -> None:
+    """A :class:`Hint` when the answer cell, run again with ``features`` listed in reverse order, names another feature:
+    a pick by R² names the same one whatever the order; a pick by position (``features[1] if res else None``,
+    ``res[-len(res) + 1]``, a key that favours one place) does not. Nothing when the cell cannot be run again."""
+    features = ns.get("features")
+    if not isinstance(features, list) or len(features) < 2:
+        return
+    try:
+        found = replay({**ns, "features": list(reversed(features))}, ("best_single_feature",), watch=False)
+    except Exception:
+        return  # the cell cannot run with the order changed: judged by the rest
+    again = found.values.get("best_single_feature") if found is not None else None
+    if isinstance(again, str) and again != best:
+        raise Hint(
+            "your answer cell picks best_single_feature by where a feature sits, not by how well its fit explains y: "
+            "run again with the features listed in another order, it names another feature. Compare the R² of each "
+            "result (its last entry) and take the feature of the best one."
+        )
 
 
 def _early_05_2(filled: dict[str, Any]) -> None:

@@ -73,6 +73,11 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
             "into args, then turn args into the dict."
         )
+    if _reparsed(ns["parser"], args) != args and "ArgumentParser(" in (answer_cell(ns, "script_options") or ""):
+        raise Hint(
+            "args comes from another parser, made in your answer cell, not from the notebook's `parser` (the script's "
+            "own, which also has the script's flags and their defaults): parse the flags with `parser` itself."
+        )
     if _reparsed(ns["parser"], args) != args:
         raise Hint(
             "args was not made by parser.parse_args: parsing the flags it describes gives other values (a Namespace "
@@ -197,7 +202,8 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
     if isinstance(total, (list, tuple)) and total and all(hasattr(f, "key") for f in total):
         raise Hint(
-            f"total_future is a list of {len(total)} futures, one per number: the question wants ONE future, of a task "
+            f"total_future is a list of {len(total)} future{'s' if len(total) != 1 else ''}{', one per number' if len(total) > 1 else ''}: "
+            "the question wants ONE future (not in a list), of a task "
             "on a worker that takes those futures as its input and adds them up."
         )
     if not (hasattr(total, "result") and hasattr(total, "key")):
@@ -259,7 +265,39 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if value in ranges:
             raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
         raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
+    _adds_its_inputs(made, ns)
     return "the squares stayed on the workers and a task there added them up."
+
+
+def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the summing task's function does not add up what it is given (``lambda fs: 285``), or the
+    task is also handed a value made in this notebook (``submit(lambda xs, total: total, futures, sum(...))``): its
+    result then does not come from the squares' futures. The function is tried on small numbers here."""
+    if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr == "submit" and made.args):
+        return
+    func, data = made.args[0], made.args[1:]
+    if len(data) > 1 and not all(isinstance(a, ast.Starred) for a in data):
+        for extra in data:
+            try:
+                value = eval(compile(ast.Expression(extra), "<argument>", "eval"), dict(ns)) if not isinstance(extra, ast.Starred) else None
+            except Exception:
+                continue
+            if value is not None and not callable(value) and not hasattr(value, "key") and not isinstance(value, (list, tuple)):
+                raise Hint(
+                    "the summing task is handed a value made in this notebook beside the squares' futures, so what it "
+                    "returns need not come from the squares. Hand it the futures only."
+                )
+        return  # a function passed along (functools.reduce(operator.add, ...)): judged by its result above
+    try:
+        add = eval(compile(ast.Expression(func), "<summing function>", "eval"), dict(ns))
+        got = add(1, 2, 3) if data and isinstance(data[0], ast.Starred) else add([1, 2, 3])
+    except Exception:
+        return  # not a function the check can try here (it may need the worker): judged by its result above
+    if as_number(got) != 6:
+        raise Hint(
+            "the summing task's function does not add up what it is given (tried here on 1, 2 and 3, it does not return "
+            "6): its result comes from somewhere else (written into it, or passed in). Let it add up the squares it receives."
+        )
 
 
 def _judge_09_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

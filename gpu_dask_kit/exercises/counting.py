@@ -11,6 +11,8 @@ from dask.utils import key_split
 from .evidence import MOVES, all_runs, client_of
 from .judging import from_cell, streak
 from .model import Hint
+from .replay import _depends, _parse
+from .zeroed import require_contributes
 
 __all__ = ["counted_on_cluster", "COUNTING"]
 
@@ -25,6 +27,8 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     The answer cell is run again (``from_cell``); outside IPython, the latest computation on the cluster is read."""
     found = from_cell(ns, ("rows_per_name",), values=("rows_per_name",))
     if found is not None:
+        require_contributes(found.cell, "rows_per_name", ns)  # a pandas count + 0 * the Dask count
+        _pandas_read(found.cell)
         _read_back(found.cell, list(found.reads["rows_per_name"].values()), ns)
     client = client_of(ns)
     runs = found.runs_for("rows_per_name") if found is not None else all_runs(client) if client is not None else []
@@ -120,3 +124,22 @@ def _read_back(cell: str, reads: list[Any], ns: dict[str, Any]) -> None:
         "your answer cell did not read the processed Parquet back: rows_per_name was counted from data already in this "
         "notebook (a frame made earlier, or the raw input). Read the Parquet the pipeline wrote with dask.dataframe and count there."
     )
+
+
+def _pandas_read(cell: str) -> None:
+    """A :class:`Hint` when the statements making rows_per_name read the Parquet with pandas (``pd.read_parquet``): the
+    rows then come to this notebook and pandas counts them here, whatever Dask computes beside it (learner review 11:
+    a pandas count returned from an ``if`` after a Dask compute was "Correct")."""
+    tree = _parse(cell)
+    if tree is None:
+        return
+    for i in _depends(tree.body, "rows_per_name"):
+        for node in ast.walk(tree.body[i]):
+            func = node.func if isinstance(node, ast.Call) else None
+            module = getattr(func.value, "id", None) if isinstance(func, ast.Attribute) and func.attr == "read_parquet" else None
+            if module in ("pd", "pandas", "cudf"):
+                raise Hint(
+                    f"your answer cell reads the Parquet with {module}.read_parquet on the way to rows_per_name: every row "
+                    "comes to this notebook and is counted here, whatever else the cell computes on the workers. Read and "
+                    "count with dask.dataframe, so that the workers count."
+                )

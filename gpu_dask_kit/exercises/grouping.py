@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay, rounding_in
+from .replay import Replay, _depends, _parse, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -87,6 +87,13 @@ def _reductions(run: dict[str, Any]) -> int:
 def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, asked: str) -> list[dict[str, Any]]:
     """The runs of the answer cell that reduced on the workers; a :class:`Hint` for none, or a loop of many.
     ``asked``: what the question asks for, in words ("the mean of x per name")."""
+    gathered = _gathers(found.cell, name, {data_name, "ddf", "ddf_fast", "raw"})
+    if gathered:
+        raise Hint(
+            f"your answer cell brings every row of {gathered} to this notebook ({gathered}.compute()) on the way to {name}: "
+            "the values then come from pandas here, on one core, whatever else the cell computes on the workers. "
+            f"Where to look: let one Dask groupby aggregation make {name} on the workers, and bring back only its result."
+        )
     reducing = [r for r in found.runs_for(name) if reduces(r)]
     prefixes = {p for r in found.runs_for(name) for p in r["prefixes"]}
     recipe = {key_split(k) for c in (data, data.optimize()) for k in dict(c.__dask_graph__())} | {key_split(f.key) for f in futures_of(data)}
@@ -141,3 +148,21 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
             "Dask groupby answers the whole question in a single computation."
         )
     return reducing
+
+
+def _gathers(cell: str, name: str, frames: set[str]) -> str | None:
+    """The frame (of ``frames``) that the statements making ``name`` compute whole (``ddf.compute()``,
+    ``ddf[["name", "y"]].compute()``): every row comes to the notebook; None when none does."""
+    tree = _parse(cell)
+    if tree is None:
+        return None
+    for i in _depends(tree.body, name):
+        for node in ast.walk(tree.body[i]):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compute"):
+                continue
+            base = node.func.value
+            while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Compare):  # a column selection
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in frames:
+                return base.id
+    return None

@@ -26,7 +26,7 @@ from distributed import futures_of, wait
 
 from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
 
-__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "rounding_in", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
+__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "rounding_in", "changed_after", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
 
 #: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
 SETTLE = 0.5
@@ -238,6 +238,39 @@ def rounding_in(cell: str | None) -> int | None:
         elif isinstance(given, ast.Constant) and isinstance(given.value, int):
             digits = given.value
     return digits
+
+
+def _rooted_at(node: ast.AST, name: str) -> bool:
+    """True for ``name``, ``name[...]``, ``name.loc[...]``, ``name.values``: an expression that reaches into ``name``."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def changed_after(cell: str | None, name: str) -> str | None:
+    """The first line after the cell's last binding of ``name`` that writes values into it (``name[:] = ...``,
+    ``name.loc[...] += ...``, ``name.update(...)``), as written; None: nothing does. A changed label
+    (``name.index.name = "name"``) is not a change of values.
+
+    >>> changed_after("m = ddf.y.max().compute()\\nm[:] = pdf.y.max()", "m"), changed_after("m = a.compute()\\nm.index.name = 'n'", "m")
+    ('m[:] = pdf.y.max()', None)
+    """
+    tree = _parse(cell or "")
+    if tree is None:
+        return None
+    statements = list(_statements(tree.body))
+    bound = [i for i, node in enumerate(statements) if any(_binds(t, name) for t in _targets(node))]
+    for node in statements[bound[-1] + 1 :] if bound else []:
+        writes = [t for t in _targets(node) if isinstance(t, ast.Subscript) and _rooted_at(t, name)]
+        call = node.value if isinstance(node, ast.Expr) else None
+        updates = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" and _rooted_at(call.func.value, name)
+        if writes or updates:
+            return ast.unparse(node)
+    return None
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    return list(node.targets) if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
 
 
 def unsafe_call(tree: ast.Module) -> str | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from .hidden import number_of
 from .model import Hint
+from .replay import evaluated_string
 from .typed import REQUESTS
 from .values import close
 
@@ -22,7 +23,8 @@ def sizes_read(cell: str) -> None:
     is always measured; the largest size is the GPU count on a GPU machine)."""
     tree = ast.parse(cell)
     made = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
-    for node in ast.walk(tree):
+    inside = [e for n in ast.walk(tree) if isinstance(n, ast.Call) and (e := evaluated_string(n)) is not None]  # eval("...")
+    for node in [n for root in (tree, *inside) for n in ast.walk(root)]:
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in MEASURED):
             continue
         index = node.slice
@@ -44,6 +46,13 @@ def _by_chance(index: ast.expr) -> str | None:
     if any(isinstance(n, ast.Name) and n.id in REQUESTS for n in ast.walk(index)):
         return "the notebook's CPU cluster request (not used at all on a GPU machine)"
     value = number_of(index)
+    if value is None and isinstance(index, ast.Call) and getattr(index.func, "id", None) in ("int", "float") and len(index.args) == 1:
+        arg = index.args[0]  # int("2"): a size written out as a string
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            try:
+                value = float(arg.value)
+            except ValueError:
+                value = None
     if value is not None and value != 1:
         return "a cluster size written out"
     return None

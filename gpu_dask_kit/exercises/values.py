@@ -82,14 +82,23 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
 
     Only the same digits count: 9.6 GB for 9.6 GiB is a mix-up, 10 GB for 9.6 GiB is not.
 
-    >>> unit_mixup(8_000_000_000, 8 * 2**30)[:40]
-    "Dask reads 'MB' and 'GB' as powers of 10"
+    >>> unit_mixup(8_000_000_000, 8 * 2**30)
+    "Dask reads 'GB' as powers of 1000 bytes (decimal), while the size you started from is in binary units (GiB): they differ by about 7%."
+    >>> unit_mixup(4096 * 10**6, 4 * 2**30)[-19:]
+    'differ by about 5%.'
+
     >>> unit_mixup(8 * 2**30, 8 * 2**30) is None, unit_mixup(10**10, int(9.6 * 2**30)) is None
     (True, True)
     """
     if given is None or expected <= 0 or close(given, expected, rel=0.001):
         return None
     power = max(1, int(math.log(expected, 1024)))
-    if any(close(given / 1000**p, expected / 1024**p, rel=0.002) for p in {power, max(1, power - 1)}):  # 4096MB for 4GiB too
-        return "Dask reads 'MB' and 'GB' as powers of 1000 bytes (decimal), while the size you started from is in binary units: they differ by about 7%."
+    for p in sorted({power, max(1, power - 1)}, reverse=True):  # 4096MB for 4GiB too
+        if close(given / 1000**p, expected / 1024**p, rel=0.002):
+            gap = round(100 * (1 - 1000**p / 1024**p))  # MB vs MiB: 5 %; GB vs GiB: 7 %
+            unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
+            return (
+                f"Dask reads '{unit}' as powers of 1000 bytes (decimal), while the size you started from is in binary "
+                f"units ({unit[0]}iB): they differ by about {gap}%."
+            )
     return None

@@ -26,7 +26,7 @@ from .judging import host, is_lazy
 from .model import Hint
 from .replay import _assigned, _depends, _parse
 
-__all__ = ["zeroing", "require_contributes", "require_not_worked_out"]
+__all__ = ["zeroing", "require_contributes", "require_not_worked_out", "require_no_chooser"]
 
 #: Calls that wrap a value without changing it (for "the same part, added then subtracted").
 _WRAPPERS = frozenset({"float", "int", "compute", "item", "result"})
@@ -241,3 +241,26 @@ def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any
 def _comprehension_names(node: ast.AST) -> set[str]:
     """The loop variables of the comprehensions in ``node`` (``i`` in ``sum(i * i for i in range(N))``)."""
     return {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension) for t in ast.walk(c.target) if isinstance(t, ast.Name)}
+
+
+#: Calls that pick one of several values (or clip one): an answer that is ONE computation's value needs none of them.
+_CHOOSERS = frozenset({"where", "maximum", "minimum", "fmax", "fmin", "max", "min", "clip", "select", "choose"})
+
+
+def require_no_chooser(cell: str | None, name: str) -> None:
+    """A :class:`Hint` when the statements that make ``name`` pick among values (``da.where(cond, a, b)``,
+    ``da.maximum(a, b)``, ``max(a, b)``): for an exercise whose answer is one computation's value, the pick lets
+    another value (a formula, a shortcut) stand in for it (learner review 11: 00-1 and 02-1 were "Correct" so)."""
+    tree = _parse(cell) if cell is not None else None
+    if tree is None:
+        return
+    for i in _depends(tree.body, name):
+        for node in ast.walk(tree.body[i]):
+            func = node.func if isinstance(node, ast.Call) else None
+            called = getattr(func, "attr", None) or getattr(func, "id", None)
+            if called in _CHOOSERS:
+                raise Hint(
+                    f"your answer cell picks {name} among values ({called}(...)): the value it keeps may come from the "
+                    f"other side of that pick, not from the Dask computation. {name} is the value of one computation: "
+                    "remove the pick and let that computation alone make it."
+                )

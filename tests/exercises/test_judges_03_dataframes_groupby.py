@@ -92,6 +92,26 @@ HONEST_03 = [
         "which computes from `ddf`",
         "worked out in this notebook",
     ),
+    # review 11: a pandas groupby of every row, with the index taken from a Dask groupby
+    (
+        "03-1",
+        "max_y_by_name = pd.Series(ddf.compute().groupby('name').y.max().values, index=ddf.groupby('name').y.max().compute().sort_index().index, name='y')",
+        "brings every row of ddf to this notebook",
+        "Correct",
+    ),
+    # review 11: the right computation first, then the values overwritten from a pandas groupby of every row
+    (
+        "03-1",
+        "max_y_by_name = ddf.groupby('name').y.max().compute()\nmax_y_by_name[:] = ddf.compute().groupby('name').y.max()",
+        "changes max_y_by_name after making it",
+        "Correct",
+    ),
+    (
+        "03-2",
+        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\nmean_x_by_name[:] = ddf.compute().groupby('name').x.mean()",
+        "changes mean_x_by_name after making it",
+        "Correct",
+    ),
     (
         "03-2",
         "ddf_fast = ddf[['name', 'x']].persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()",

@@ -120,3 +120,29 @@ def test_04_2_a_slice_of_the_whole_frame_is_told_it_read_every_partition(client)
     verdict = judged("04-2", client, f"rows_in_partition_2 = len(ddf.compute().iloc[{rows + 7}:{2 * rows + 7}])")
     assert verdict.answered and not verdict.correct, verdict.message
     assert "partitions of ddf (or send them all here)" in verdict.message and "partition 3" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("rows_in_partition_2 = ddf.partitions[2].compute().size // len(ddf.columns)", "undoes the columns by hand"),
+        ("rows_in_partition_2 = str(len(ddf.partitions[2]))", "is a str"),
+    ],
+)
+def test_04_2_a_count_through_size_or_as_text_is_rejected(code, said, client):
+    """Learner review 11: `.size // 4` (the column count undone by hand) and `str(len(...))` were Correct."""
+    verdict = judged("04-2", client, code)
+    assert verdict.answered and not verdict.correct and said in verdict.message, verdict.message
+
+
+def test_04_2_another_partition_of_the_same_length_is_named(client):
+    """Learner review 11: the right count read from another partition was told "went through 1 partitions (every partition ...)"."""
+    import dask
+    from distributed import wait
+
+    even = client.persist(dask.datasets.timeseries(start="2000-01-01", end="2000-01-05", freq="600s", seed=11))  # one day each
+    wait(even)
+    lengths = list(even.map_partitions(len).compute())
+    assert lengths[3] == lengths[2], lengths
+    verdict = judged("04-2", client, "rows_in_partition_2 = len(ddf.partitions[3])", ddf=even)
+    assert not verdict.correct and "counted partition 3" in verdict.message, verdict.message

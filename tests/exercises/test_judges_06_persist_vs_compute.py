@@ -167,3 +167,17 @@ def test_06_1_a_compute_per_value_is_not_one_fetch(client):
     code = SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = np.array([to_host(col_sums_persisted[i].compute()) for i in range(N_COLS)])"
     ns, verdict = judge_answer_with_ns("06-1", code, client)
     assert_rejected("06-1", ns, verdict, "separate computations (a .compute() per value or piece)")
+
+
+@pytest.mark.parametrize(
+    "local",
+    [
+        "to_host(x.compute().sum(axis=0)) + 0 * to_host(col_sums_persisted.compute())",
+        "0 * to_host(col_sums_persisted.compute()) + to_host(x.compute().sum(axis=0))",
+    ],
+)
+def test_06_1_a_zero_weighted_fetch_beside_a_sum_made_here_is_rejected(local, client):
+    """Learner review 11: all of x summed in the notebook, plus 0 times the persisted sums, was Correct."""
+    code = SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = " + local
+    ns, verdict = judge_answer_with_ns("06-1", code, client)
+    assert_rejected("06-1", ns, verdict, "contributes nothing")

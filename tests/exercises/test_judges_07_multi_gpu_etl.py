@@ -153,3 +153,47 @@ MISDIAGNOSED_07_1 = [
 def test_07_1_hints_say_what_happened(code, said, not_said, client):
     ns, verdict = judge_answer_with_ns("07-1", code, client)
     assert_rejected("07-1", ns, verdict, said, not_said)
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            "rows_per_name = pd.read_parquet(PROCESSED).name.value_counts() + 0 * dd.read_parquet(PROCESSED).name.value_counts().compute()",
+            "contributes nothing",
+        ),
+        (
+            "counts = dd.read_parquet(PROCESSED).name.value_counts().compute()\nrows_per_name = pd.read_parquet(PROCESSED).name.value_counts() if len(counts) else counts",
+            "reads the Parquet with pd.read_parquet",
+        ),
+    ],
+)
+def test_07_1_a_pandas_count_beside_a_dask_count_is_rejected(code, said, client):
+    """Learner review 11: a pandas count with a zero-weighted Dask count added, or returned from an `if` after one, was Correct."""
+    ns, verdict = judge_answer_with_ns("07-1", "import dask.dataframe as dd\n" + code, client)
+    assert_rejected("07-1", ns, verdict, said)
+
+
+@pytest.mark.parametrize("code", ['speed_up = medians[1] / medians[int("2")]', 'speed_up = eval("medians[1] / medians[2]")'])
+def test_07_2_a_cluster_size_written_in_a_string_is_a_size_written_out(code, client):
+    """Learner review 11: `medians[int("2")]` was Correct and `eval("medians[1] / medians[2]")` was told "not made
+    from median times", while `medians[2]` is "a cluster size written out"."""
+    ns = notebook_namespace("07-2", client)
+    if 2 not in ns["medians"]:
+        pytest.skip("the namespace's timings have no size 2")
+    ns, verdict = judge_answer_with_ns("07-2", code, client, ns=ns)
+    assert_rejected("07-2", ns, verdict, "a cluster size written out")
+
+
+def test_07_1_a_local_scheduler_that_broke_the_p2p_shuffle_is_explained(client):
+    """Learner review 11: `.compute(scheduler="threads")` ended in `RuntimeError: P2P ... failed during transfer phase`,
+    and the check only repeated it."""
+    from .helpers import RaisedShell
+
+    ns = notebook_namespace("07-1", client)
+    answer = 'rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute(scheduler="threads")'
+    shell = RaisedShell("RuntimeError: P2P 06dadf failed during transfer phase")
+    ns.update(rows_per_name=..., get_ipython=lambda: shell)
+    ns["In"] = ["", "import dask.dataframe as dd", answer, 'exercises.check("07-1", globals())']
+    verdict = judge("07-1", ns)
+    assert not verdict.correct and "asked for a local scheduler" in verdict.message and "Leave scheduler= out" in verdict.message, verdict.message

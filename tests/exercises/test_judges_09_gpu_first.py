@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
@@ -20,3 +22,26 @@ def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
 def test_09_2_the_examples_tenth_is_told_it_is_the_examples_setting(client):
     ns, verdict = judge_answer_with_ns("09-2", "partition_bytes = int(32 * 2**30 * 0.1)", client)
     assert_rejected("09-2", ns, verdict, "the part_mem_fraction NVTabular's example sets", "smaller than it should be")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("total_future = session.client.submit(lambda fs: {total}, session.client.map(square, range(10)))", "does not add up what it is given"),
+        (
+            "sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs, local: local, sq, sum(i * i for i in range(10)))",
+            "a value made in this notebook beside the squares' futures",
+        ),
+    ],
+)
+def test_09_1_a_summing_task_that_does_not_sum_its_inputs_is_rejected(code, said, client):
+    """Learner review 11: a task that ignores the squares' futures and returns a typed (or notebook-made) sum was Correct."""
+    total = sum(i * i for i in range(10))
+    ns, verdict = judge_answer_with_ns("09-1", code.replace("{total}", str(total)), client)
+    assert_rejected("09-1", ns, verdict, said)
+
+
+def test_09_1_a_reduce_with_an_operator_is_still_accepted(client):
+    code = "import functools, operator\ntotal_future = session.client.submit(functools.reduce, operator.add, session.client.map(square, range(10)), pure=False)"
+    _, verdict = judge_answer_with_ns("09-1", code, client)
+    assert verdict.correct, verdict.message

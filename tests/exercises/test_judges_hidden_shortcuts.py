@@ -168,7 +168,22 @@ def test_00_1_a_formula_inside_a_dask_call_is_worked_out_here(code, client):
     """Learner review 11: the closed formula handed to da.maximum / da.where beside (or instead of) the Dask sum was
     "Correct": the Dask part only passed the notebook's value on, or chose it."""
     ns, verdict = _judge("00-1", "a = da.arange(N, chunks=N // 10)\n" + code, client, ns=_ns("00-1", client))
-    _rejected("00-1", ns, verdict, "total is worked out in this notebook")
+    _rejected("00-1", ns, verdict, "picks total among values" if "maximum" in code or "where" in code or "minimum" in code else "worked out")
+
+
+@pytest.mark.parametrize(
+    "rank",
+    [
+        "float(da.where(da.linalg.norm(x) > 0, np.linalg.norm(s_host[10:]) / np.linalg.norm(s_host), 0).compute())",
+        "float(da.where(da.linalg.norm(x - approx) > 0, da.sqrt((s[10:]**2).sum() / (s**2).sum()), 0).compute())",
+        "max(float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute()), float(np.linalg.norm(s_host[10:]) / np.linalg.norm(s_host)))",
+    ],
+)
+def test_02_1_a_shortcut_behind_a_pick_is_rejected(rank, client):
+    """Learner review 11: the singular-value shortcut inside da.where (NumPy or Dask s) was "Correct"."""
+    code = "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = " + rank
+    ns, verdict = _judge("02-1", code, client, ns=_ns("02-1", client))
+    _rejected("02-1", ns, verdict, "picks rank10_error among values")
 
 
 def test_02_1_a_dask_error_floored_to_0_beside_the_singular_value_shortcut_contributes_nothing(client):

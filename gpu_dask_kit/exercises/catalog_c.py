@@ -287,6 +287,8 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the efficiency (speed-up per worker); the question asks for the speed-up itself.")
     if close(given, medians[min(medians)] - medians[n], rel=0.005):
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
+    if close(given, 100 * expected, rel=0.005):
+        raise Hint("that is the speed-up times 100 (a percentage written as a plain number): the question asks for the ratio itself.")
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
 
 

@@ -15,7 +15,7 @@ from .. import scheduler_view
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
-from .replay import _assigned, _parse, answer_cell
+from .replay import _assigned, _depends, _parse, answer_cell
 from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -161,6 +161,11 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = task_args(list(futures))
     if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
         raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
+    if _repeats_one(answer_cell(ns, "slot_workers")):
+        raise Hint(
+            "slot_workers repeats one result (a list multiplied by a number): each task's own answer is not kept, so a "
+            "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
+        )
     if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
         raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
@@ -183,6 +188,16 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "this notebook (typed in?). Bring the futures' results back and store what they hold."
         )
     return "every task asked for a GPU_SLOT, and ran where one is offered."
+
+
+def _repeats_one(cell: str | None) -> bool:
+    """True when the statements making slot_workers multiply a list (``[names[0]] * 4``; learner review 11)."""
+    tree = _parse(cell) if cell is not None else None
+    if tree is None:
+        return False
+    lists = (ast.List, ast.ListComp)
+    products = [n for i in _depends(tree.body, "slot_workers") for n in ast.walk(tree.body[i]) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)]
+    return any(isinstance(n.left, lists) or isinstance(n.right, lists) for n in products)
 
 
 # --- 09 · GPU-first ----------------------------------------------------------------------------------

@@ -197,3 +197,21 @@ def test_07_1_a_local_scheduler_that_broke_the_p2p_shuffle_is_explained(client):
     ns["In"] = ["", "import dask.dataframe as dd", answer, 'exercises.check("07-1", globals())']
     verdict = judge("07-1", ns)
     assert not verdict.correct and "asked for a local scheduler" in verdict.message and "Leave scheduler= out" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "not_said"),
+    [
+        ("speed_up = medians[1] / medians[N_MAX] * 100", "times 100", "not the ratio"),
+        (
+            "speed_ups = {n: medians[1] / m for n, m in medians.items()}\nspeed_up = sorted(speed_ups.values())[-1]",
+            "one end of the sorted speed-ups",
+            "the largest and the smallest",
+        ),
+    ],
+)
+def test_07_2_hints_name_what_the_cell_took(code, said, not_said, client):
+    """Learner review 11: `* 100` was "not the ratio"; `sorted(speed_ups.values())[-1]` was "the largest and the smallest"."""
+    ns = notebook_namespace("07-2", client)
+    ns, verdict = judge_answer_with_ns("07-2", code, client, ns=ns)
+    assert_rejected("07-2", ns, verdict, said, not_said)

@@ -47,6 +47,9 @@ def test_08_1_not_answered_yet_names_every_name_the_answer_cell_leaves_unanswere
         "slot_futures = session.client.map(where_am_i, range(1, 5), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(slot_futures)",
         "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)\n"
         "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\nslot_workers = session.client.gather(restricted[:4])",
+        # learner review 11: one result repeated (all four ran on the one worker with the slot) was Correct
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_workers = [session.client.gather(slot_futures)[0]] * 4",
     ],
 )
 def test_08_2_other_numbers_or_other_futures_are_rejected(code, client):

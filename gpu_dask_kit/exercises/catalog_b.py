@@ -6,6 +6,7 @@ import ast
 import inspect
 from typing import Any
 
+import dask
 from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
@@ -195,6 +196,31 @@ def _computes_inside(cell: str | None, ns: dict[str, Any]) -> str | None:
     return None
 
 
+class _Started(Exception):
+    """Raised by the scheduler the check puts in place while it calls demean: demean started a computation."""
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise _Started
+
+
+def _run_alone(demean: Any, sample: Any) -> Any:
+    """``demean(sample)`` with Dask's scheduler replaced by one that refuses: a computation demean starts (however it
+    is written: a helper, getattr, dask.compute under another name) is caught here, in the notebook's thread, before
+    the check touches the mapped frame, where Dask's output inference would run it on a thread it waits for and hang
+    (learner review 11: `getattr(frames["all"].x.mean(), "comp" + "ute")()` hung the check)."""
+    try:
+        with dask.config.set(scheduler=_refuse):
+            return demean(sample)
+    except _Started:
+        raise Hint(
+            "demean starts a computation of its own (it computes something of a Dask collection when it runs): every "
+            "partition would start a computation of the whole frame from inside its own task, and Dask's output "
+            "inference would wait for it for ever (the check stops here rather than hang). demean must work from the "
+            "one partition it is given: the mean of that partition's x is the partition's own."
+        ) from None
+
+
 def _more_arguments(func: Any) -> list[str]:
     """The parameters ``func`` requires besides the first (the partition); [] when it takes one, or cannot be read."""
     try:
@@ -228,7 +254,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     _unchanged(ns)
     original = ddf.partitions[0].compute()
     sample = original.copy()  # in-process workers may hand back the very object they hold
-    out = demean(sample)
+    out = _run_alone(demean, sample)
     if list(sample.columns) != list(original.columns) or not (host(sample["x"]) == host(original["x"])).all():
         raise Hint(
             "demean changed the frame it was given (an assignment into its argument). On a cluster that frame may be the "

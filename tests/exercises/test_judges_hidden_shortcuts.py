@@ -132,6 +132,11 @@ def test_07_1_another_runs_output_read_with_dask_is_named(client):
             "demeaned = ddf.map_partitions(demean)",
             "inside `global_mean`, which it calls",
         ),
+        (  # learner review 11: a computation the source reading cannot see (getattr), still hung the check
+            "frames = {'all': ddf}\n\ndef demean(df):\n    m = getattr(frames['all'].x.mean(), 'comp' + 'ute')()\n"
+            "    return df.assign(x_demeaned=df.x - m)\n\ndemeaned = ddf.map_partitions(demean)",
+            "starts a computation of its own",
+        ),
     ],
 )
 def test_04_1_a_computation_inside_the_mapped_function_is_refused_before_it_can_hang(code, said, client):

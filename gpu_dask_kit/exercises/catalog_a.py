@@ -87,6 +87,9 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is ONE worker's limit; the cluster has {len(limits)} workers. The question asks for all of them together.")
     if given is not None and close(given, psutil.virtual_memory().total, rel=0.01) and not close(given, expected, rel=0.01):
         raise Hint(f"that is this machine's memory, not what the workers may use. {look}")
+    machines = [k * psutil.virtual_memory().total for k in range(2, 17)]  # each worker reported the machine's memory
+    if given is not None and any(close(given, m, rel=0.01) for m in machines) and not close(given, expected, rel=0.01):
+        raise Hint(f"that is this machine's memory counted once per worker (each worker reports the whole machine), not what the workers may use. {look}")
     cell = answer_cell(ns, "cluster_memory")
     require_not_spelled(cell, "cluster_memory")
     numbers_read(cell, None, limits, name="cluster_memory")

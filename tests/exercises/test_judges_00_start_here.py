@@ -131,3 +131,14 @@ def test_00_2_a_size_spelled_from_numbers_written_out_is_typed(code, client):
 def test_00_2_one_limit_times_the_worker_count_is_not_the_sum(client):
     code = "limit = min(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\ncluster_memory = limit * len(session.client.scheduler_info(n_workers=-1)['workers'])"
     not_yet("00-2", client, code, "multiplies ONE worker's limit")
+
+
+def test_00_2_the_machines_memory_counted_per_worker_is_named(client):
+    """Learner review 11: the machine's memory summed over the workers was only "larger than it should be"."""
+    from .helpers import judged
+
+    if len(client.scheduler_info(n_workers=-1)["workers"]) < 2:
+        pytest.skip("needs a cluster of 2 workers or more")
+    code = "import psutil\ncluster_memory = sum(session.client.run(lambda: psutil.virtual_memory().total).values())"
+    verdict = judged("00-2", client, code)
+    assert not verdict.correct and "counted once per worker" in verdict.message, verdict.message

@@ -67,12 +67,29 @@ def names_read(source: str, namespace: Mapping[str, Any] | None = None) -> set[s
         assigned: set[str] = set()
         for statement in tree.body:
             loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-            found |= loads - assigned
+            found |= loads - assigned - _local_names(statement)
             assigned |= _stored(statement)
     seen: set[int] = set()
     for name in list(found):
         found |= _function_globals(namespace.get(name), seen)
     return found
+
+
+def _local_names(statement: ast.stmt) -> set[str]:
+    """Names local to the comprehensions, lambdas and functions in ``statement`` (``a`` in ``{a for held in w for a in
+    held}``): reading them reads no notebook variable of that name.
+
+    >>> sorted(_local_names(ast.parse("w = {a: 1 for held in where.values() for a in held}").body[0]))
+    ['a', 'held']
+    """
+    local: set[str] = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.comprehension):
+            local |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            local |= {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+    return local
 
 
 def gone_path(value: Any) -> bool:

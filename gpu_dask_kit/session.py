@@ -177,7 +177,7 @@ class ClusterSession(SessionInfo):
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
         if not self.options.connect_mode and not self.asynchronous:  # workers about to stop: heartbeat errors then are noise
             with contextlib.suppress(Exception):
-                self.kit_client.run(_quiet_while_stopping, timeout=2)
+                self.kit_client.run(_quiet_while_stopping, on_error="ignore")  # (Client.run passes other keywords on)
         try:
             try:
                 self.kit_client.close(timeout=timeout)

@@ -66,6 +66,18 @@ def test_start_compute_close_leaves_nothing(no_leaks, runtime_dir, capsys):
     session.close()  # idempotent
 
 
+def test_close_quiets_the_stopping_workers_without_an_error_of_its_own(no_leaks, capfd):
+    """Learner review 11: stopping workers printed heartbeat tracebacks into the notebook, so close quiets their loggers
+    first; review 12: that call passed `timeout=` to the function (Client.run hands keywords on) and every close
+    printed "Run Failed ... TypeError". The workers' stderr is this process's (captured by fd)."""
+    session = kit.start_cluster(**SMALL)
+    levels = session.client.run(lambda: __import__("logging").getLogger("distributed.worker").level)
+    session.close()
+    err = capfd.readouterr().err
+    assert "Run Failed" not in err and "_quiet_while_stopping" not in err, err
+    assert all(level != 50 for level in levels.values())  # (CRITICAL only once close began)
+
+
 def test_rerun_same_options_reuses_and_other_options_replace(no_leaks, capsys):
     first = kit.start_cluster(**SMALL)
     capsys.readouterr()

@@ -52,7 +52,8 @@ def closed_scheduler(dsk: Any, keys: Any, **kwargs: Any) -> Any:
     raise SessionClosedError(
         "The gpu-dask-kit cluster was closed (session.close()), so this computation has nowhere to run and its dashboard "
         "link no longer works. Start a cluster again with `session = gpu_dask_kit.start_cluster()`, or compute on this "
-        "process's threads on purpose with `dask.config.set(scheduler='threads')`."
+        "process's threads on purpose with `dask.config.set(scheduler='threads')` (work written for a cluster, such as "
+        "a P2P shuffle, still needs one)."
     )
 
 

@@ -173,12 +173,18 @@ def test_a_name_a_skipped_cell_makes_gets_the_cells_to_run_not_only_a_traceback(
         hints._handler(shell, type(err), err, err.__traceback__)
     said = capsys.readouterr().out
     assert shown == [False] and "`medians` is not defined in this kernel" in said and "Run All Above Selected Cell" in said, said
-    shell.user_ns["In"].append("medians = {1: 2.0}")  # the cell that made it ran, then the kernel lost it
+    shell.user_ns["In"] += ["medians = {1: 2.0}", "medians[1]"]  # it ran, the kernel lost it, the failing cell is In's last
     try:
         exec("medians[1]", {})
     except NameError as err:
         hints._handler(shell, type(err), err, err.__traceback__)
     assert "though In [2] made it earlier" in capsys.readouterr().out
+    shell.user_ns["In"] += ["result = result.persist()"]  # learner review 12: the failing cell itself is not named as the maker
+    try:
+        exec("result = result.persist()", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    assert "In [4] made it" not in capsys.readouterr().out
     shell.user_ns["medians"] = {}  # a NameError of a name the notebook has (raised elsewhere) gets no hint
     try:
         exec("medians[1]", {})

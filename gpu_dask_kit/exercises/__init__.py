@@ -41,6 +41,7 @@ from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
 from .replay import CELL, _parse, answer_cell, changed_after
 from .stale import cluster_state, no_cluster, remake_steps
+from .zeroed import only_decides
 
 __all__ = ["Exercise", "Hint", "Verdict", "SOLVE_ENV", "EXERCISES", "judge", "check", "solution", "keys", "fingerprint"]
 
@@ -180,6 +181,12 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> Non
     then come from that later line, whatever made the answer first (learner review 11: a pandas groupby of every row
     written into the Series a Dask groupby had made was "Correct")."""
     for name in names:
+        decides = only_decides(answer_cell(namespace, name), name, namespace)
+        if decides is not None:
+            raise Hint(
+                f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "
+                f"(worked out in this notebook). Let the Dask computation's result itself be {name}."
+            )
         if changed_after(answer_cell(namespace, name), name) is not None:
             raise Hint(
                 f"your answer cell changes {name} after making it (a later line writes into it: `{name}[...] = ...` or "

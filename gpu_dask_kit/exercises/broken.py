@@ -88,6 +88,11 @@ def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
 #: What a known error of an answer cell means (said before the rest of the message).
 _WHY = {
     "Missing dependency": f"{LOCAL_SCHEDULER}: ",
+    "Metadata inference failed": (
+        "Dask ran your function on a small made-up partition (with the frame's columns and dtypes) to learn what it "
+        "returns, and it failed there: a function mapped over partitions may use only the partition it is given (a "
+        "read of the whole Dask frame, or a computation of it, inside it fails or hangs). So "
+    ),
     "cannot be deterministically hashed": (
         "Dask names each task after what it runs, and it could not make a name from a function in that cell: the "
         "function refers to something that cannot be copied to a worker (the client, a future, a lock). A function "

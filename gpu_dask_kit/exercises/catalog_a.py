@@ -59,6 +59,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_hidden(cell, "total", expected, rel=1e-12)
     require_contributes(cell, "total", ns)  # (a**2).sum() * 0 + a formula: the value is the formula's
     require_no_chooser(cell, "total")  # da.maximum((a**2).sum(), a formula), da.where(..., formula, 0)
+    if _follows_a(total, a) is False:
+        raise Hint(
+            "total does not follow a's values: with every number in a doubled, a sum of squares becomes 4 times as large, "
+            "and total does not. It is worked out from something else than every element's square (a formula on one of "
+            "a's values, say), which matches the sum of squares of 0, 1, ..., N-1 only. Square every element of a, then add them all up."
+        )
     require_not_worked_out(cell, "total", ns, expected)  # a formula handed to another Dask call: the formula's too
     value = total.compute()
     exact = type(value).__module__ in ("numpy", "cupy") and "int" in str(getattr(value, "dtype", ""))
@@ -69,6 +75,25 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
+
+
+def _follows_a(total: Any, a: Any) -> bool | None:
+    """Whether total, worked out with every chunk of a doubled (its graph run here, on those chunks), is 4 times what it
+    is: True for a sum of squares of a's elements, False for a formula on one of them (``a[-1] * (a[-1] + 1) * ...``,
+    learner review 12); None when the graph cannot be run so."""
+    import dask
+
+    try:
+        graph = dict(total.__dask_graph__())
+        keys = list(flatten(a.__dask_keys__()))
+        chunks = dask.compute(*[a.blocks[i] for i in range(a.numblocks[0])], scheduler="sync")
+        value = dask.get(graph, total.__dask_keys__())
+        doubled = dask.get({**graph, **{k: 2 * c for k, c in zip(keys, chunks, strict=True)}}, total.__dask_keys__())
+        while isinstance(value, (list, tuple)) and len(value) == 1:
+            value, doubled = value[0], doubled[0]
+        return bool(int(doubled) == 4 * int(value))
+    except Exception:
+        return None
 
 
 def _workers(ns: dict[str, Any]) -> list[dict[str, Any]]:
@@ -94,6 +119,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_spelled(cell, "cluster_memory")
     numbers_read(cell, None, limits, name="cluster_memory")
     require_each_limit(cell, "cluster_memory", limits)
+    require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
     size_answer(value, expected, "cluster_memory", look)
     return f"that is how much host memory the {len(limits)} workers may use together."
 
@@ -142,11 +168,11 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
-    pinned = [f"{n}={getattr(opts, n)!r}" for n in ("CUDA_VISIBLE_DEVICES", "n_workers") if getattr(opts, n) is not None]
+    pinned = [f"{n}={getattr(opts, n)!r}" for n in ("CUDA_VISIBLE_DEVICES", "n_workers", "threads_per_worker") if getattr(opts, n) is not None]
     if pinned:
         raise Hint(
-            f"workshop_options also fixes {' and '.join(pinned)}: that ties the cluster to some GPUs (or a worker count) "
-            "you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
+            f"workshop_options also fixes {' and '.join(pinned)}: that ties the cluster to some GPUs (or a worker or thread "
+            "count) you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
             "LocalCUDACluster starts one worker on each GPU it finds: keep only what the question asks for."
         )
     if opts.protocol != "tcp":
@@ -197,9 +223,16 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     value = ans["rank10_error"]
     if is_lazy(value):
         raise Hint("rank10_error is still lazy (a Dask object): compute it and store the number.")
+    if isinstance(value, str):
+        raise Hint("rank10_error is a str (text): the question asks for the number itself, a plain Python float.")
     number = as_number(value)
     if number is None:
         raise Hint(f"rank10_error should be one number (a float); {describe(value)} is not.")
+    if ".blocks[" in (answer_cell(ns, "rank10_error") or "") or ".partitions[" in (answer_cell(ns, "rank10_error") or ""):
+        raise Hint(
+            "your answer cell computes the error from part of x (one block, or a few): the question is about the whole "
+            "matrix. Use x and the whole approximation."
+        )
     if "svd_compressed" in (answer_cell(ns, "rank10_error") or ""):  # before the re-run: a randomized SVD differs each run
         raise Hint(
             "svd_compressed is a randomized, approximate SVD: its factors are not the exact ones this lesson computed, so "
@@ -213,6 +246,8 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     else:
         ratio_in_one_run(found)
     s = np.asarray(ns["s_host"], dtype=float)
+    # the shortcut written out in NumPy after a Dask run (which it overwrites), or times D / D: worked out here
+    require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
         return "the rank-10 approximation's relative error, as theory predicts from the singular values."

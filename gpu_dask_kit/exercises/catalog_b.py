@@ -196,6 +196,14 @@ def _computes_inside(cell: str | None, ns: dict[str, Any]) -> str | None:
     return None
 
 
+def _size_divided(cell: str | None) -> bool:
+    """True when the cell divides a frame's ``.size`` (rows times columns) by something (``.size // 4``); an Index's or
+    a column's size is its row count (``.index.size``), which needs no division."""
+    tree = _parse(cell) if cell is not None else None
+    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv))] if tree is not None else []
+    return any(isinstance(m, ast.Attribute) and m.attr == "size" for d in divisions for m in ast.walk(d.left))
+
+
 class _Started(Exception):
     """Raised by the scheduler the check puts in place while it calls demean: demean started a computation."""
 
@@ -334,7 +342,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2", ns)
     expected = len(ddf.partitions[2])
-    if int(number) == expected and ".size" in (answer_cell(ns, "rows_in_partition_2") or ""):
+    if int(number) == expected and _size_divided(answer_cell(ns, "rows_in_partition_2")):
         raise Hint(
             "your answer cell reads .size, which counts every value of a frame (its rows times its columns), and then "
             "undoes the columns by hand: the question asks how many rows partition 2 has. Count its rows directly."

@@ -77,6 +77,16 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     found = from_cell(ns, names)
     if found is None:
         return
+    tree = _parse(found.cell)
+    local = tree is not None and any(
+        isinstance(n, ast.Call) and getattr(n.func, "id", None) == "fit_one" for i in _depends(tree.body, names[0]) for n in ast.walk(tree.body[i])
+    )
+    if local:
+        raise Hint(
+            f"your answer cell makes {names[0]} with fit_one, the plain function: those fits run here, in this notebook, "
+            "one after another, whatever the cluster computed beside them. Use the delayed fit_ols, and the results Dask "
+            "computes from it."
+        )
     name, prefix = names[0], key_split(lazy[0].key)
     fitting = [r for r in found.runs_for(name) if prefix in r["prefixes"]]
     replayed = found.values.get(names[1])
@@ -102,7 +112,7 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     if not fitting:
         raise Hint(f"your answer cell, run again, sent no fits to the cluster: {name} was computed some other way (in this notebook?).")
     if len(fitting) > 1:
-        blocking = ".compute()" in found.cell or "dask.compute(" in found.cell
+        blocking = "client.compute(" not in found.cell  # .compute(), dask.compute: each call waits for its results
         why = (
             "each waits for the previous one"
             if blocking
@@ -110,8 +120,8 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
             "to the scheduler, and the exercise is about the one call that hands them all over together"
         )
         raise Hint(
-            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (a compute call per "
-            f"fit): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
+            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (separate compute "
+            f"calls): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
 
 
@@ -158,6 +168,9 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
         return "by its position in the results (a fixed index), not by comparing the fits"
     for call in calls:
         key = next((k.value for k in call.keywords if k.arg == "key"), None)
+        over = call.args[0] if call.args else None  # what max/sorted go through: the results themselves, or pairs made of them
+        if not (isinstance(over, ast.Name) and _is_results(ns.get(over.id))) and not (isinstance(over, ast.Call) and "compute" in ast.unparse(over.func)):
+            continue  # zip(features, res), a generator of (name, r2): entry numbers mean something else there
         if isinstance(key, ast.Lambda):
             arg = key.args.args[0].arg if key.args.args else None  # the entries of the result itself, not within them
             read = {

@@ -305,13 +305,16 @@ def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:
         return  # a function passed along (functools.reduce(operator.add, ...)): judged by its result above
     try:
         add = eval(compile(ast.Expression(func), "<summing function>", "eval"), dict(ns))
-        got = add(1, 2, 3) if data and isinstance(data[0], ast.Starred) else add([1, 2, 3])
+        starred = bool(data) and isinstance(data[0], ast.Starred)
+        tries = [(list(numbers), sum(numbers)) for numbers in ([1, 2, 3], list(range(1, 11)), [7] * 12)]  # short and long
+        wrong = [want for numbers, want in tries if as_number(add(*numbers) if starred else add(numbers)) != want]
     except Exception:
         return  # not a function the check can try here (it may need the worker): judged by its result above
-    if as_number(got) != 6:
+    if wrong:
         raise Hint(
-            "the summing task's function does not add up what it is given (tried here on 1, 2 and 3, it does not return "
-            "6): its result comes from somewhere else (written into it, or passed in). Let it add up the squares it receives."
+            "the summing task's function does not add up what it is given (tried here on a few lists of numbers, it does "
+            "not always return their sum): its result comes from somewhere else (written into it, or passed in). Let it "
+            "add up the squares it receives."
         )
 
 

@@ -90,7 +90,8 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
     gathered = _gathers(found.cell, name, {data_name, "ddf", "ddf_fast", "raw"})
     if gathered:
         raise Hint(
-            f"your answer cell brings every row of {gathered} to this notebook ({gathered}.compute()) on the way to {name}: "
+            f"your answer cell brings every row of {gathered} to this notebook (a .compute() of it, or a .head() of every "
+            f"partition) on the way to {name}: "
             "the values then come from pandas here, on one core, whatever else the cell computes on the workers. "
             f"Where to look: let one Dask groupby aggregation make {name} on the workers, and bring back only its result."
         )
@@ -152,13 +153,17 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
 
 def _gathers(cell: str, name: str, frames: set[str]) -> str | None:
     """The frame (of ``frames``) that the statements making ``name`` compute whole (``ddf.compute()``,
-    ``ddf[["name", "y"]].compute()``): every row comes to the notebook; None when none does."""
+    ``ddf[["name", "y"]].compute()``, ``ddf.head(len(ddf), npartitions=-1)``): every row comes to the notebook; None
+    when none does."""
     tree = _parse(cell)
     if tree is None:
         return None
     for i in _depends(tree.body, name):
         for node in ast.walk(tree.body[i]):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compute"):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            every = node.func.attr == "head" and any(k.arg == "npartitions" and ast.unparse(k.value) == "-1" for k in node.keywords)
+            if node.func.attr != "compute" and not every:  # (head of every partition: all rows)
                 continue
             base = node.func.value
             while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Compare):  # a column selection

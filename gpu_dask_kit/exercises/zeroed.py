@@ -26,7 +26,7 @@ from .judging import host, is_lazy
 from .model import Hint
 from .replay import _assigned, _depends, _parse
 
-__all__ = ["zeroing", "require_contributes", "require_not_worked_out", "require_no_chooser"]
+__all__ = ["zeroing", "require_contributes", "require_not_worked_out", "require_no_chooser", "only_decides"]
 
 #: Calls that wrap a value without changing it (for "the same part, added then subtracted").
 _WRAPPERS = frozenset({"float", "int", "compute", "item", "result"})
@@ -175,6 +175,12 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         # the term itself is not quoted: it holds the right Dask expression, which a hint must not show
         why = "adds a Dask part that is 0 here (a factor, a floor division or a remainder made it 0)" if term is not None else None
         left_out = ast.parse(term, mode="eval") if term is not None else None
+    if why is None and tree is not None and namespace is not None and _one_factor(tree, name, namespace):
+        raise Hint(
+            f"your answer cell multiplies {name} by a factor that is 1 here, made from a number written out (such as "
+            "`(n // 2)` with n the count it stands for): it only holds while that typed number matches this cluster or "
+            f"data. Remove the factor, and let the computation alone make {name}."
+        )
     if not why:
         return
     others = _other_dask(tree, name, left_out, namespace) if tree is not None and namespace is not None else []
@@ -206,17 +212,29 @@ def _plain_value(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating, np.ndarray)) or any(value is module for module in (np, math))
 
 
-def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any], expected: float) -> None:
+def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any], expected: float, whole: bool = False) -> None:
     """A :class:`Hint` when a part of the expression that makes ``name`` uses no Dask and already gives ``expected`` (a
     closed-form formula or plain Python), the Dask part around it only passing it on or choosing it
     (``da.maximum((a**2).sum(), formula)``, ``da.where(a.sum() > 0, formula, 0)``). Only parts made of numbers, NumPy
-    and the builtins in ``_PLAIN_CALLS`` are evaluated; literals alone are :func:`hidden.require_not_hidden`'s."""
+    and the builtins in ``_PLAIN_CALLS`` are evaluated; literals alone are :func:`hidden.require_not_hidden`'s.
+    ``whole``: the whole expression too (for an answer that is a number, not a lazy collection), except where it reads
+    names the cell made with a computation (``num, den = dask.compute(...)``: their values came from Dask)."""
     tree = _parse(cell) if cell is not None else None
     value = getattr(_assigned(tree, name), "value", None) if tree is not None else None
-    if value is None:
+    if value is None or tree is None:
         return
+    computed = {
+        t.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign) and any(getattr(n, "attr", getattr(n, "id", None)) in ("compute", "result", "gather") for n in ast.walk(statement))
+        for target in statement.targets
+        for t in ast.walk(target)
+        if isinstance(t, ast.Name)
+    }
     for node in ast.walk(value):
-        if node is value or not isinstance(node, (ast.BinOp, ast.Call)) or literal(node):
+        if (node is value and not whole) or not isinstance(node, (ast.BinOp, ast.Call)) or literal(node):
+            continue
+        if {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & computed:
             continue
         names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -258,9 +276,92 @@ def require_no_chooser(cell: str | None, name: str) -> None:
         for node in ast.walk(tree.body[i]):
             func = node.func if isinstance(node, ast.Call) else None
             called = getattr(func, "attr", None) or getattr(func, "id", None)
-            if called in _CHOOSERS:
+            values = len(node.args) + len(node.keywords) if isinstance(node, ast.Call) else 0
+            if called in _CHOOSERS and values >= 2:  # a pick among values; a.max() is a reduction
                 raise Hint(
                     f"your answer cell picks {name} among values ({called}(...)): the value it keeps may come from the "
                     f"other side of that pick, not from the Dask computation. {name} is the value of one computation: "
                     "remove the pick and let that computation alone make it."
                 )
+
+
+def _one_factor(tree: ast.Module, name: str, namespace: dict[str, Any]) -> bool:
+    """True when a product in the statements making ``name`` has a factor that mixes a number written out with a
+    value of the notebook and is 1 here (``* (len(info) // 2)``, ``* (ddf.npartitions // 8)``): a typed count in disguise.
+    A factor of literals alone (``* 100 / 100``) or of no literal is not one."""
+    for i in _depends(tree.body, name):
+        for node in ast.walk(tree.body[i]):
+            if (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, (ast.Div, ast.FloorDiv))
+                and isinstance(node.left, ast.BinOp)
+                and isinstance(node.left.op, ast.Mult)
+            ):
+                # x * len(cols) // 4: the last factor over the divisor is the factor of 1
+                pairs: list[ast.expr] = [ast.BinOp(left=f, op=node.op, right=node.right) for f in (node.left.left, node.left.right)]
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                pairs = [node.left, node.right]
+            else:
+                continue
+            for factor in pairs:
+                numbers = [n for n in ast.walk(factor) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+                reads = [n for n in ast.walk(factor) if isinstance(n, ast.Name)]
+                if not numbers or not reads or literal(factor) or not isinstance(factor, ast.BinOp):
+                    continue
+                try:
+                    value = eval(compile(ast.fix_missing_locations(ast.Expression(factor)), "<factor>", "eval"), dict(namespace))
+                except Exception:
+                    continue
+                if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and value == 1:
+                    return True
+    return False
+
+
+#: Calls that bring a computation's result here: a part holding one of them used the cluster.
+_COMPUTING = frozenset({"compute", "result", "gather", "persist"})
+
+
+def _dask_in(node: ast.AST, namespace: dict[str, Any], computed: set[str]) -> bool:
+    """True when ``node`` computes with Dask or reads a Dask collection, a future, or a name the cell computed."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in _COMPUTING:
+            return True
+        if isinstance(n, ast.Name) and (n.id in computed or is_dask_collection(namespace.get(n.id)) or hasattr(namespace.get(n.id), "key")):
+            return True
+    return False
+
+
+def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str | None:
+    """How the statement making ``name`` uses its Dask computation only to decide, not to make the value (learner
+    review 12): ``X if <dask> else None``, ``<dask> and X``, ``[X for _ in [<dask>]]`` with X not reading the loop
+    variable; None when it does not."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, name) if tree is not None else None
+    value = getattr(node, "value", None)
+    if value is None or tree is None:
+        return None
+    computed = {
+        t.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign) and any(isinstance(n, ast.Attribute) and n.attr in _COMPUTING for n in ast.walk(statement))
+        for target in statement.targets
+        for t in ast.walk(target)
+        if isinstance(t, ast.Name)
+    }
+    while isinstance(value, (ast.Subscript, ast.Call)) and not isinstance(value, ast.IfExp):  # [...][0], float(...)
+        inner = value.value if isinstance(value, ast.Subscript) else (value.args[0] if len(value.args) == 1 and not value.keywords else None)
+        if inner is None or not isinstance(inner, (ast.IfExp, ast.BoolOp, ast.ListComp, ast.GeneratorExp, ast.Subscript, ast.Call)):
+            break
+        value = inner
+    if isinstance(value, ast.IfExp) and _dask_in(value.test, namespace, computed) and not _dask_in(value.body, namespace, computed):
+        return "computes with Dask only in the condition of an `if ... else`, and the value comes from the other part"
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And) and len(value.values) > 1:
+        if any(_dask_in(v, namespace, computed) for v in value.values[:-1]) and not _dask_in(value.values[-1], namespace, computed):
+            return "computes with Dask only on the left of an `and`, and the value comes from its right"
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        loop = {t.id for g in value.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+        feeds = any(_dask_in(g.iter, namespace, computed) for g in value.generators)
+        used = {n.id for n in ast.walk(value.elt) if isinstance(n, ast.Name)}
+        if feeds and not loop & used:
+            return "computes with Dask only in what a loop runs over, and the loop's values are not used"
+    return None

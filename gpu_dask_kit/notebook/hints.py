@@ -105,14 +105,14 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 def _not_defined(exc: BaseException, namespace: Any) -> str | None:
     """For ``NameError`` of a name this kernel lacks (a cell above skipped, or run before a restart): which cells to run.
 
-    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}"]})[:80])
+    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}", "medians[1]"]})[:80])
     gpu-dask-kit: `medians` is not defined in this kernel, though In [1] made it ear
     """
     name = getattr(exc, "name", None)
     if not isinstance(exc, NameError) or not isinstance(name, str) or not isinstance(namespace, dict) or name in namespace:
         return None
     history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
-    made = [i for i, source in enumerate(history) if i and _assigns(source, name)]
+    made = [i for i, source in enumerate(history[:-1]) if i and _assigns(source, name)]  # (not the failing cell itself)
     if made:
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "

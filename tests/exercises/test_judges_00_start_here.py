@@ -142,3 +142,13 @@ def test_00_2_the_machines_memory_counted_per_worker_is_named(client):
     code = "import psutil\ncluster_memory = sum(session.client.run(lambda: psutil.virtual_memory().total).values())"
     verdict = judged("00-2", client, code)
     assert not verdict.correct and "counted once per worker" in verdict.message, verdict.message
+
+
+def test_00_2_a_typed_worker_count_in_a_factor_of_one_is_rejected(client):
+    """Learner review 12: `sum(...) * (len(info) // 2)` (a typed worker count hidden in a factor of 1) was Correct."""
+    from .helpers import judged
+
+    n = len(client.scheduler_info(n_workers=-1)["workers"])
+    code = f"info = session.client.scheduler_info(n_workers=-1)['workers']\ncluster_memory = sum(w['memory_limit'] for w in info.values()) * (len(info) // {n})"
+    verdict = judged("00-2", client, code.replace("{", "{{").replace("}", "}}"))
+    assert not verdict.correct and "a factor that is 1 here" in verdict.message, verdict.message

@@ -29,7 +29,7 @@ def test_01_1_cpu_workers_on_the_gpu_node_are_rejected(client):
     not_yet("01-1", client, code, "CPU workers (device='cpu')")
 
 
-@pytest.mark.parametrize("pin", ["CUDA_VISIBLE_DEVICES='0'", "n_workers=1", "protocol='ucx'"])
+@pytest.mark.parametrize("pin", ["CUDA_VISIBLE_DEVICES='0'", "n_workers=1", "protocol='ucx'", "threads_per_worker=4"])
 def test_01_1_options_pinned_to_one_gpu_or_worker_are_rejected(pin, client):
     """Learner review 9: the node's other GPUs left unused, as device='cpu' did in review 8, were "Correct"."""
     code = f"workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', {pin})"

@@ -99,6 +99,8 @@ HONEST_03 = [
         "brings every row of ddf to this notebook",
         "Correct",
     ),
+    # review 12: every partition's rows through .head(..., npartitions=-1), then pandas here
+    ("03-1", "max_y_by_name = ddf.head(len(ddf), npartitions=-1).groupby('name').y.max()", "brings every row of ddf", "Correct"),
     # review 11: the right computation first, then the values overwritten from a pandas groupby of every row
     (
         "03-1",

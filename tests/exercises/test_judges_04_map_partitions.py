@@ -146,3 +146,18 @@ def test_04_2_another_partition_of_the_same_length_is_named(client):
     assert lengths[3] == lengths[2], lengths
     verdict = judged("04-2", client, "rows_in_partition_2 = len(ddf.partitions[3])", ddf=even)
     assert not verdict.correct and "counted partition 3" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "correct", "said"),
+    [
+        ("rows_in_partition_2 = int(ddf.partitions[2].index.size.compute())", True, ""),  # review 12: an Index's size is its rows
+        ("rows_in_partition_2 = len(ddf.partitions[2]) * (ddf.npartitions // {n})", False, "a factor that is 1 here"),
+        ("rows_in_partition_2 = len(ddf.partitions[2]) * len(ddf.columns) // {c}", False, "a factor that is 1 here"),
+    ],
+)
+def test_04_2_review_12_an_index_size_passes_and_a_factor_of_one_does_not(code, correct, said, client):
+    """Learner review 12: `.index.size` (rows) was refused as `.size` (cells); a typed count hidden in a factor of 1 passed."""
+    ns = namespace("04-2", client)
+    verdict = judged("04-2", client, code.replace("{n}", str(ns["ddf"].npartitions)).replace("{c}", str(len(ns["ddf"].columns))))
+    assert verdict.correct is correct and said in verdict.message, verdict.message

@@ -164,7 +164,7 @@ def test_07_1_hints_say_what_happened(code, said, not_said, client):
         ),
         (
             "counts = dd.read_parquet(PROCESSED).name.value_counts().compute()\nrows_per_name = pd.read_parquet(PROCESSED).name.value_counts() if len(counts) else counts",
-            "reads the Parquet with pd.read_parquet",
+            "only in the condition",  # (review 12's rule comes first; pd.read_parquet is named without the `if`)
         ),
     ],
 )
@@ -215,3 +215,9 @@ def test_07_2_hints_name_what_the_cell_took(code, said, not_said, client):
     ns = notebook_namespace("07-2", client)
     ns, verdict = judge_answer_with_ns("07-2", code, client, ns=ns)
     assert_rejected("07-2", ns, verdict, said, not_said)
+
+
+def test_07_1_a_pandas_read_on_the_way_to_the_answer_is_named(client):
+    code = "import dask.dataframe as dd\ncounts = dd.read_parquet(PROCESSED).name.value_counts().compute()\nrows_per_name = pd.read_parquet(PROCESSED).name.value_counts()"
+    ns, verdict = judge_answer_with_ns("07-1", code, client)
+    assert_rejected("07-1", ns, verdict, "reads the Parquet with pd.read_parquet")

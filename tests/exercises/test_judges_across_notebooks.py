@@ -502,3 +502,43 @@ RIGHT_OTHER_STYLES = [
 def test_right_answers_in_other_styles_are_accepted(key, code, client):
     _, verdict = judge_answer_with_ns(key, code, client)
     assert verdict.correct, verdict.message
+
+
+FITS_05 = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\n"
+LAZY_05 = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
+SLOTS_08 = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\n"
+
+# Learner review 12: the Dask computation only decides (a condition, the left of an `and`, what an unused loop runs
+# over), and the value is worked out in the notebook; and fits made with the plain fit_one.
+ONLY_DECIDES = [
+    ("05-1", FITS_05 + "best_single_feature = df.corr()['y'].drop('y').abs().idxmax() if res else None", "only in the condition"),
+    ("05-2", LAZY_05 + "x0_results = tuple(fit_one(df, ('x0', f)) for f in features[1:]) if dask.compute(*lazy_fits) else ()", "only in the condition"),
+    ("05-2", LAZY_05 + "x0_results = dask.compute(*lazy_fits) and tuple(fit_one(df, ('x0', f)) for f in features[1:])", "only on the left of an `and`"),
+    ("05-2", LAZY_05 + "x0_results = [fit_one(df, r[0]) for r in dask.compute(*lazy_fits)]", "with fit_one, the plain function"),
+    (
+        "06-1",
+        SUMS
+        + "col_sums_persisted = col_sums.persist()\ncol_sums_local = [np.add.reduce(to_host(x.compute()), axis=0) for _ in [col_sums_persisted.compute()]][0]",
+        "the loop's values are not used",
+    ),
+    ("08-2", SLOTS_08 + "slot_workers = ['with-slot'] * 4 if session.client.gather(slot_futures) else []", "only in the condition"),
+    (
+        "08-2",
+        SLOTS_08 + "slot_workers = [session.client.gather(slot_futures)[0] for _ in session.client.gather(slot_futures)]",
+        "the loop's values are not used",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), ONLY_DECIDES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(ONLY_DECIDES)])
+def test_a_dask_computation_that_only_decides_does_not_make_the_answer(key, code, said, client):
+    _, verdict = judge_answer_with_ns(key, code, client, ns=notebook_namespace(key, client))
+    assert not verdict.correct and said in verdict.message, verdict.message
+
+
+def test_09_1_a_summing_function_that_sums_only_short_lists_is_rejected(client):
+    """Learner review 12: `lambda xs: sum(xs) if len(xs) < 4 else <typed>` passed the check's try on 1, 2 and 3."""
+    total = sum(i * i for i in range(10))
+    code = f"sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if len(xs) < 4 else {total}, sq)"
+    _, verdict = judge_answer_with_ns("09-1", code, client, ns=notebook_namespace("09-1", client))
+    assert not verdict.correct and "does not add up what it is given" in verdict.message, verdict.message

@@ -176,6 +176,38 @@ def test_00_1_a_formula_inside_a_dask_call_is_worked_out_here(code, client):
     _rejected("00-1", ns, verdict, "picks total among values" if "maximum" in code or "where" in code or "minimum" in code else "worked out")
 
 
+@pytest.mark.parametrize("last", ["a[-1]", "a.max()"])
+def test_00_1_the_closed_form_on_one_of_as_values_does_not_follow_a(last, client):
+    """Learner review 12: `total = (a[-1] * (a[-1] + 1) * (2 * a[-1] + 1)) // 6` (lazy, built from a) was Correct, and
+    the same on a.max() was told it "picks among values"."""
+    code = f"a = da.arange(N, chunks=N // 10)\ntotal = ({last} * ({last} + 1) * (2 * {last} + 1)) // 6"
+    ns, verdict = _judge("00-1", code, client, ns=_ns("00-1", client))
+    _rejected("00-1", ns, verdict, "total does not follow a's values")
+
+
+@pytest.mark.parametrize(
+    ("rank", "said"),
+    [
+        (
+            "float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())\nrank10_error = float(np.linalg.norm(s_host[10:]) / np.linalg.norm(s_host))",
+            "worked out in this notebook",
+        ),
+        (
+            "float(((da.linalg.norm(x - approx) / da.linalg.norm(x)) / (da.linalg.norm(x - approx) / da.linalg.norm(x)) * (np.linalg.norm(s_host[10:]) / np.linalg.norm(s_host))).compute())",
+            "worked out in this notebook",
+        ),
+        ("str(float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute()))", "is a str"),
+        ("float((da.linalg.norm(x.blocks[0] - approx.blocks[0]) / da.linalg.norm(x.blocks[0])).compute())", "part of x"),
+    ],
+)
+def test_02_1_the_shortcut_after_or_inside_a_dask_run_is_rejected(rank, said, client):
+    """Learner review 12: the Dask error computed, then overwritten by the NumPy shortcut; the shortcut times D / D; the
+    error as a str; one block of x told "rounded"."""
+    code = "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = " + rank
+    ns, verdict = _judge("02-1", code, client, ns=_ns("02-1", client))
+    _rejected("02-1", ns, verdict, said)
+
+
 @pytest.mark.parametrize(
     "rank",
     [

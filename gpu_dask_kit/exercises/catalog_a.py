@@ -50,6 +50,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "total merges a's chunks before the work (a rechunk in its graph): fewer, bigger chunks, so fewer tasks run "
             "side by side (one chunk: one task, on one core). Build total from a's chunks as they are."
         )
+    if getattr(total, "dtype", None) is not None and total.dtype.kind == "f":  # (a**2).sum(dtype=float): as a float `a`
+        raise Hint(
+            f"total is summed as {total.dtype}: the sum of squares of 0 ... N-1 is far above 2**53, where floats cannot hold "
+            "every integer, so a float sum is not exact. Keep the integers' own dtype."
+        )
     if getattr(total, "dtype", None) is not None and total.dtype.kind in "iu" and total.dtype.itemsize < 8:
         raise Hint(f"total is summed as {total.dtype}: the sum of squares overflows {total.dtype.itemsize * 8} bits. Keep 64-bit integers.")
     if getattr(total, "shape", ()) != ():

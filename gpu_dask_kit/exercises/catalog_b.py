@@ -317,6 +317,11 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if i == 0 and (abs(host(part["x_demeaned"]) - host(part["x"] - ddf.x.mean().compute())) <= 1e-9).all():
             raise Hint("x_demeaned subtracts the mean of x over ALL of ddf: subtract the mean of x in THAT partition (each partition its own).")
         if not (abs(host(part["x_demeaned"]) - wanted) <= 1e-9).all():
+            if part["x_demeaned"].dtype.itemsize < part["x"].dtype.itemsize:
+                raise Hint(
+                    f"x_demeaned holds {part['x_demeaned'].dtype} values, x {part['x'].dtype}: the values were converted to a "
+                    "smaller float type on the way, which rounds them. Keep x's own dtype."
+                )
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")

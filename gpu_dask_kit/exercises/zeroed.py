@@ -175,10 +175,11 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         # the term itself is not quoted: it holds the right Dask expression, which a hint must not show
         why = "adds a Dask part that is 0 here (a factor, a floor division or a remainder made it 0)" if term is not None else None
         left_out = ast.parse(term, mode="eval") if term is not None else None
-    if why is None and tree is not None and namespace is not None and _one_factor(tree, name, namespace):
+    if why is None and tree is not None and namespace is not None and (_one_factor(tree, name, namespace) or _zero_pair(tree, name, namespace)):
         raise Hint(
-            f"your answer cell multiplies {name} by a factor that is 1 here, made from a number written out (such as "
-            "`(n // 2)` with n the count it stands for): it only holds while that typed number matches this cluster or "
+            f"your answer cell multiplies {name} by a factor that is 1 here, or adds terms that are 0 here, made from a "
+            "number written out (such as `(n // 2)` or `+ n - 8`, with n the count it stands for): it only holds while "
+            "that typed number matches this cluster or "
             f"data. Remove the factor, and let the computation alone make {name}."
         )
     if not why:
@@ -365,3 +366,22 @@ def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str 
         if feeds and not loop & used:
             return "computes with Dask only in what a loop runs over, and the loop's values are not used"
     return None
+
+
+def _zero_pair(tree: ast.Module, name: str, namespace: dict[str, Any]) -> bool:
+    """True when the sum that makes ``name`` has a term of the notebook's values and a number written out that cancel
+    here (``len(p) + ddf.npartitions - 8``): a typed count in disguise (learner review 13)."""
+    value = getattr(_assigned(tree, name), "value", None)
+    terms = _terms(value) if isinstance(value, ast.expr) else []
+    typed = [(sign, number) for sign, t in terms if (number := _number(t, set())) is not None and number != 0]
+    for sign, term in terms:
+        if literal(term) or not any(isinstance(n, ast.Name) for n in ast.walk(term)) or not isinstance(term, (ast.Attribute, ast.Call, ast.Name)):
+            continue
+        try:
+            got = eval(compile(ast.Expression(term), "<term>", "eval"), dict(namespace))
+        except Exception:
+            continue
+        if isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, bool):
+            if any(sign * float(got) + s * n == 0 for s, n in typed):
+                return True
+    return False

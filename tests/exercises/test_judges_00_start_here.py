@@ -152,3 +152,13 @@ def test_00_2_a_typed_worker_count_in_a_factor_of_one_is_rejected(client):
     code = f"info = session.client.scheduler_info(n_workers=-1)['workers']\ncluster_memory = sum(w['memory_limit'] for w in info.values()) * (len(info) // {n})"
     verdict = judged("00-2", client, code.replace("{", "{{").replace("}", "}}"))
     assert not verdict.correct and "a factor that is 1 here" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("total", ["(a**2).sum(dtype=float)", "da.sum(a * a, dtype='float64')"])
+def test_00_1_a_float_sum_is_not_exact_like_a_float_a(total, client):
+    """Learner review 13: a float a was refused ("floats cannot add up this sum exactly") but a float sum of the
+    integer a was Correct."""
+    from .helpers import judged
+
+    verdict = judged("00-1", client, f"a = da.arange(N, chunks=N // 10)\ntotal = {total}")
+    assert not verdict.correct and "float sum is not exact" in verdict.message, verdict.message

@@ -161,3 +161,14 @@ def test_04_2_review_12_an_index_size_passes_and_a_factor_of_one_does_not(code, 
     ns = namespace("04-2", client)
     verdict = judged("04-2", client, code.replace("{n}", str(ns["ddf"].npartitions)).replace("{c}", str(len(ns["ddf"].columns))))
     assert verdict.correct is correct and said in verdict.message, verdict.message
+
+
+def test_04_review_13_a_typed_count_that_cancels_and_a_float32_column_are_named(client):
+    """Learner review 13: `+ ddf.npartitions - 8` (a typed partition count adding 0) was Correct; a float32 x_demeaned
+    was told "check which column you subtract from"."""
+    n = namespace("04-2", client)["ddf"].npartitions
+    verdict = judged("04-2", client, f"rows_in_partition_2 = len(ddf.partitions[2]) + ddf.npartitions - {n}")
+    assert not verdict.correct and "adds terms that are 0 here" in verdict.message, verdict.message
+    code = "def demean(df):\n    return df.assign(x_demeaned=(df.x - df.x.mean()).astype('float32'))\n\ndemeaned = ddf.map_partitions(demean)"
+    verdict = judged("04-1", client, code)
+    assert not verdict.correct and "smaller float type" in verdict.message, verdict.message

@@ -191,7 +191,7 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> Non
             raise Hint(
                 f"your answer cell changes {name} after making it (a later line writes into it: `{name}[...] = ...` or "
                 f"`{name}.update(...)`): the values it holds then come from that later line, not from the computation "
-                f"that made {name}. Make {name} in one step, with Dask, and leave it as it comes."
+                f"that made {name}. Make {name} in one step, and leave it as it comes."
             )
 
 

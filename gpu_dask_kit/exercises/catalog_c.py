@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 import dask
@@ -93,8 +94,8 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
 def _memory_in_use(cell: str | None, value: Any) -> None:
     """A :class:`Hint` when the answer divides by memory in use now (``session.memory()``), not by the limits: such a
     value moves from one run to the next, so the check would otherwise only say "not what your answer cell gives now"."""
-    if cell is None or "memory(" not in cell or "memory_limit" in cell or as_fraction(value) == 0:
-        return
+    if cell is None or not re.search(r"\.memory\(\)", cell) or "memory_limit" in cell or as_fraction(value) == 0:
+        return  # (session.memory(), not psutil.virtual_memory())
     tree = _parse(cell)
     divides = tree is not None and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and "memory(" in ast.unparse(n.right) for n in ast.walk(tree))
     if divides:

@@ -6,6 +6,7 @@ import argparse
 import ast
 import contextlib
 import io
+import re
 from typing import Any
 
 import dask
@@ -72,6 +73,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "script_options was not made by the script's parser: there is no `args` from parser.parse_args in this "
             "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
             "into args, then turn args into the dict."
+        )
+    made = (answer_cell(ns, "script_options") or "").split("options_from_args(")[-1]
+    if re.search(r"\w+\s*=\s*[\d'\"]", made.split(")", 1)[-1]) or re.search(r"[\"']\w+[\"']\s*:", made):
+        raise Hint(
+            "your answer cell changes what options_from_args gives (a value written in beside it, such as n_workers=4): "
+            "script_options must be what the parsed flags give, so that the flags alone decide the options."
         )
     if _reparsed(ns["parser"], args) != args and "ArgumentParser(" in (answer_cell(ns, "script_options") or ""):
         raise Hint(
@@ -306,7 +313,8 @@ def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:
     try:
         add = eval(compile(ast.Expression(func), "<summing function>", "eval"), dict(ns))
         starred = bool(data) and isinstance(data[0], ast.Starred)
-        tries = [(list(numbers), sum(numbers)) for numbers in ([1, 2, 3], list(range(1, 11)), [7] * 12)]  # short and long
+        lists = ([1, 2, 3], list(range(1, 11)), [7] * 12, [0, 2, 5], [0, 1, 4, 9, 16, 25, 36, 49, 64, 82], [-3, 5.5, 2])
+        tries = [(list(numbers), sum(numbers)) for numbers in lists]  # short and long, from 0, other than the squares
         wrong = [want for numbers, want in tries if as_number(add(*numbers) if starred else add(numbers)) != want]
     except Exception:
         return  # not a function the check can try here (it may need the worker): judged by its result above

@@ -14,7 +14,7 @@ from .values import close
 __all__ = ["sizes_read", "extremes", "rounded_medians", "reads_speed_ups", "uses_medians"]
 
 #: The names holding notebook 07's measurements by cluster size.
-MEASURED = ("medians", "all_times", "speed_ups")
+MEASURED = ("medians", "all_times", "speed_ups", "times")
 
 
 def sizes_read(cell: str) -> None:

@@ -354,13 +354,56 @@ def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str 
         if inner is None or not isinstance(inner, (ast.IfExp, ast.BoolOp, ast.ListComp, ast.GeneratorExp, ast.Subscript, ast.Call)):
             break
         value = inner
-    if isinstance(value, ast.IfExp) and _dask_in(value.test, namespace, computed) and not _dask_in(value.body, namespace, computed):
-        return "computes with Dask only in the condition of an `if ... else`, and the value comes from the other part"
+    for node in ast.walk(value):
+        found = _decides(node, namespace, computed)
+        if found:
+            return found
+    return None
+
+
+def _empty(node: ast.AST) -> bool:
+    """True for ``None``, ``[]``, ``()``, ``{}``: a branch that gives no answer (not a typed one)."""
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return not node.elts
+    return isinstance(node, ast.Dict) and not node.keys
+
+
+def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> str | None:
+    """:func:`only_decides` for one expression node."""
+    if isinstance(value, ast.IfExp):
+        branches = (value.body, value.orelse)
+        written = [b for b in branches if not _empty(b)]  # None, [], (): no answer written out
+        if any(literal(b) or isinstance(b, ast.Constant) for b in written) or any(
+            isinstance(b, ast.Call) and getattr(b.func, "id", None) in ("float", "int", "str", "eval") and b.args and isinstance(b.args[0], ast.Constant)
+            for b in written
+        ):
+            return "has a fallback value written out in an `if ... else` (a typed answer, whichever branch runs here)"
+        if _dask_in(value.test, namespace, computed):
+            return "computes with Dask only in the condition of an `if ... else`, which decides which part gives the value"
+        if _dask_in(value.body, namespace, computed) != _dask_in(value.orelse, namespace, computed):
+            return "makes the value in one part of an `if ... else` without Dask"
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        for side in (value.left, value.right):
+            if isinstance(side, ast.Compare) and _dask_in(side, namespace, computed):
+                return "computes with Dask only in a comparison it multiplies by (True counts as 1)"
+    if isinstance(value, ast.Call) and getattr(value.func, "id", None) in ("max", "min", "sorted"):
+        key = next((k.value for k in value.keywords if k.arg == "key"), None)
+        if isinstance(key, ast.Lambda):
+            args = {a.arg for a in key.args.args}
+            if not args & {n.id for n in ast.walk(key.body) if isinstance(n, ast.Name)} and value.args and _dask_in(value.args[0], namespace, computed):
+                return "picks with a key that ignores the values (max/min/sorted then keep the first), so the Dask result need not be the one kept"
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And) and len(value.values) > 1:
         if any(_dask_in(v, namespace, computed) for v in value.values[:-1]) and not _dask_in(value.values[-1], namespace, computed):
             return "computes with Dask only on the left of an `and`, and the value comes from its right"
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-        loop = {t.id for g in value.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+        loop: set[str] = set()
+        for g in value.generators:  # enumerate(<dask>): the index says nothing of the values
+            pair = isinstance(g.target, ast.Tuple) and len(g.target.elts) == 2
+            enumerated = isinstance(g.iter, ast.Call) and getattr(g.iter.func, "id", None) == "enumerate"
+            target = g.target.elts[1] if pair and enumerated and isinstance(g.target, ast.Tuple) else g.target
+            loop |= {t.id for t in ast.walk(target) if isinstance(t, ast.Name)}
         feeds = any(_dask_in(g.iter, namespace, computed) for g in value.generators)
         used = {n.id for n in ast.walk(value.elt) if isinstance(n, ast.Name)}
         if feeds and not loop & used:

@@ -141,7 +141,7 @@ def test_06_2_memory_in_use_is_not_the_memory_limits(client):
     ("code", "said", "not_said"),
     [
         (LIMITS_06 + "fraction = x.nbytes / 2**20 / (sum(limits) / 2**30)", "different units (MiB and GiB)", "typed in"),
-        (LIMITS_06 + "fraction = x.nbytes / sum(limits) if x.nbytes else float('{share:.4f}')", "the answer itself is written out", "memory size"),
+        (LIMITS_06 + "fraction = x.nbytes / sum(limits) if x.nbytes else float('{share:.4f}')", "written out", "memory size"),
     ],
 )
 def test_06_2_hints_say_what_the_cell_did(code, said, not_said, client):

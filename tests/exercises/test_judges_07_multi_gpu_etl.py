@@ -221,3 +221,14 @@ def test_07_1_a_pandas_read_on_the_way_to_the_answer_is_named(client):
     code = "import dask.dataframe as dd\ncounts = dd.read_parquet(PROCESSED).name.value_counts().compute()\nrows_per_name = pd.read_parquet(PROCESSED).name.value_counts()"
     ns, verdict = judge_answer_with_ns("07-1", code, client)
     assert_rejected("07-1", ns, verdict, "reads the Parquet with pd.read_parquet")
+
+
+def test_07_2_a_typed_size_in_times_is_a_size_written_out(client):
+    """Learner review 13: `statistics.median(times[1]) / statistics.median(times[2])` (a size typed) was Correct."""
+    ns = notebook_namespace("07-2", client)
+    ns["times"] = {size: [median] * 3 for size, median in ns["medians"].items()}  # (the notebook's per-size runs)
+    largest = max(ns["times"])
+    assert largest != 1
+    code = f"import statistics\nspeed_up = statistics.median(times[1]) / statistics.median(times[{largest}])"
+    ns, verdict = judge_answer_with_ns("07-2", code, client, ns=ns)
+    assert_rejected("07-2", ns, verdict, "a cluster size written out")

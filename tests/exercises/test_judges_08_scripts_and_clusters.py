@@ -123,3 +123,14 @@ def test_annotate_is_kept_for_delayed_calls_and_lost_for_a_persisted_array(clien
     assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures)), resource_restrictions(futures)
     assert not any(r["resources"] for r in resource_restrictions(futures_of(held))), resource_restrictions(futures_of(held))
     client.cancel([*futures, held])
+
+
+def test_08_1_a_value_written_in_beside_the_parsed_options_is_rejected(client):
+    """Learner review 13: `dict(options_from_args(args), n_workers=4)` was Correct."""
+    from ..test_exercises_cases import RIGHT
+
+    right = RIGHT["08-1"][0]
+    code = right.replace("script_options = options_from_args(args)", "script_options = dict(options_from_args(args), n_workers=4)")
+    assert code != right
+    verdict = judge("08-1", _run(code, "08-1", client))
+    assert not verdict.correct and "a value written in beside it" in verdict.message, verdict.message

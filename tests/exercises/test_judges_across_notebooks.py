@@ -521,10 +521,47 @@ ONLY_DECIDES = [
         + "col_sums_persisted = col_sums.persist()\ncol_sums_local = [np.add.reduce(to_host(x.compute()), axis=0) for _ in [col_sums_persisted.compute()]][0]",
         "the loop's values are not used",
     ),
-    ("08-2", SLOTS_08 + "slot_workers = ['with-slot'] * 4 if session.client.gather(slot_futures) else []", "only in the condition"),
+    ("08-2", SLOTS_08 + "slot_workers = ['with-slot'] * 4 if session.client.gather(slot_futures) else []", "written out"),
     (
         "08-2",
         SLOTS_08 + "slot_workers = [session.client.gather(slot_futures)[0] for _ in session.client.gather(slot_futures)]",
+        "the loop's values are not used",
+    ),
+    # learner review 13: the Dask result thrown away by the expression's shape, a branch without Dask, a typed fallback
+    (
+        "05-1",
+        FITS_05 + "best_single_feature = df.corr()['y'].drop('y').abs().idxmax() * (len(dask.compute(*single_fits)) > 0)",
+        "a comparison it multiplies by",
+    ),
+    (
+        "05-1",
+        FITS_05
+        + "best_single_feature = max([df.corr()['y'].drop('y').abs().idxmax(), max(dask.compute(*single_fits), key=lambda r: r[3])[0][0]], key=lambda s: 0)",
+        "a key that ignores the values",
+    ),
+    (
+        "06-1",
+        SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = (col_sums_persisted.compute() is not None) * to_host(x.compute()).sum(axis=0)",
+        "a comparison it multiplies by",
+    ),
+    (
+        "06-1",
+        SUMS
+        + "col_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute()) if col_sums_persisted is None else to_host(x.compute()).sum(0)",
+        "in the condition of an `if ... else`",
+    ),
+    ("06-2", LIMITS_06 + "fraction = x.nbytes / sum(limits) if x.nbytes else '1.86%'", "fallback value written out"),
+    ("07-2", "speed_up = medians[1] / medians[max(medians)] if medians else 1.36", "fallback value written out"),
+    (
+        "08-2",
+        SLOTS_08 + "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_workers = session.client.gather(restricted[4:]) if session.client.gather(slot_futures) else []",
+        "in the condition",
+    ),
+    (
+        "08-2",
+        SLOTS_08 + "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_workers = [session.client.gather(restricted)[i] for i, _ in enumerate(session.client.gather(slot_futures))]",
         "the loop's values are not used",
     ),
 ]
@@ -536,9 +573,10 @@ def test_a_dask_computation_that_only_decides_does_not_make_the_answer(key, code
     assert not verdict.correct and said in verdict.message, verdict.message
 
 
-def test_09_1_a_summing_function_that_sums_only_short_lists_is_rejected(client):
-    """Learner review 12: `lambda xs: sum(xs) if len(xs) < 4 else <typed>` passed the check's try on 1, 2 and 3."""
+@pytest.mark.parametrize("special", ["len(xs) < 4", "xs[0] != 0"])
+def test_09_1_a_summing_function_that_sums_only_some_lists_is_rejected(special, client):
+    """Learner reviews 12 and 13: `lambda xs: sum(xs) if <special> else <typed>` passed the check's tries."""
     total = sum(i * i for i in range(10))
-    code = f"sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if len(xs) < 4 else {total}, sq)"
+    code = f"sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if {special} else {total}, sq)"
     _, verdict = judge_answer_with_ns("09-1", code, client, ns=notebook_namespace("09-1", client))
-    assert not verdict.correct and "does not add up what it is given" in verdict.message, verdict.message
+    assert not verdict.correct and ("does not add up what it is given" in verdict.message or "fallback value written out" in verdict.message), verdict.message

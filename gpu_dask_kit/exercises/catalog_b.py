@@ -235,8 +235,11 @@ def _more_arguments(func: Any) -> list[str]:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):
         return []
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    required = [p.name for p in params if p.kind in positional and p.default is inspect.Parameter.empty]
+    required = [
+        p.name
+        for p in params
+        if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_POSITIONAL and p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
     return required[1:]
 
 

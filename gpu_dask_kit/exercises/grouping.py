@@ -57,7 +57,7 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
                 f"{name} is {some} (the values match the right ones to a few digits only): a "
                 "rounded result is not accepted. Store the values the aggregation gives, as they are."
             )
-        smaller = getattr(got.dtype, "kind", "") == "f" and got.dtype.itemsize < getattr(expected.dtype, "itemsize", 0)
+        smaller = got.dtype.kind == "f" and got.dtype.itemsize < getattr(expected.dtype, "itemsize", 0)
         if list(got.index) == list(expected.index) and (smaller or (abs(got.values - expected.values) <= 1e-6 * (1 + abs(expected.values))).all()):
             raise Hint(
                 f"{name} matches to a few digits only ({got.dtype}): the values were converted to a smaller float type "

@@ -198,8 +198,8 @@ def _show_first_line(shell: Any, etype: type, value: BaseException) -> None:
     """The error as its first line only ("FuturesCancelledError: 6 Futures cancelled:"), still reported as the cell's
     error: distributed lists every cancelled key and "Message: None" under it, which the kit's sentence replaces."""
     first = (str(value).strip().splitlines() or [""])[0].rstrip(":")
-    stb = shell.InteractiveTB.get_exception_only(etype, first)
-    shell._showtraceback(etype, first, stb)  # what showtraceback(exception_only=True) ends with, minus its "%tb" line
+    named = type(etype.__name__, (Exception,), {"__module__": etype.__module__})  # the same name, with one line of text
+    shell.showtraceback((named, named(first), None), exception_only=True)
 
 
 def _started_in(shell: Any) -> dict[str, int]:

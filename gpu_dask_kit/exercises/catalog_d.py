@@ -12,7 +12,7 @@ from distributed import Future, futures_of
 from .. import scheduler_view
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
-from .replay import _assigned, _depends, _parse, answer_cell, replay, typed_in
+from .replay import _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -78,9 +78,7 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     if found is None:
         return
     tree = _parse(found.cell)
-    local = tree is not None and any(
-        isinstance(n, ast.Call) and getattr(n.func, "id", None) == "fit_one" for i in _depends(tree.body, names[0]) for n in ast.walk(tree.body[i])
-    )
+    local = tree is not None and any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "fit_one" for n in nodes_making(tree, names[0]))
     if local:
         raise Hint(
             f"your answer cell makes {names[0]} with fit_one, the plain function: those fits run here, in this notebook, "

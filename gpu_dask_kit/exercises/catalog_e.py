@@ -16,7 +16,7 @@ from .. import scheduler_view
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
-from .replay import _assigned, _depends, _parse, answer_cell
+from .replay import _assigned, _parse, answer_cell, nodes_making
 from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -203,7 +203,7 @@ def _repeats_one(cell: str | None) -> bool:
     if tree is None:
         return False
     lists = (ast.List, ast.ListComp)
-    products = [n for i in _depends(tree.body, "slot_workers") for n in ast.walk(tree.body[i]) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)]
+    products = [n for n in nodes_making(tree, "slot_workers") if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)]
     return any(isinstance(n.left, lists) or isinstance(n.right, lists) for n in products)
 
 

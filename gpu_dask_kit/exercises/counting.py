@@ -11,7 +11,7 @@ from dask.utils import key_split
 from .evidence import MOVES, all_runs, client_of
 from .judging import from_cell, streak
 from .model import Hint
-from .replay import _depends, _parse
+from .replay import _parse, nodes_making
 from .zeroed import require_contributes
 
 __all__ = ["counted_on_cluster", "COUNTING"]
@@ -133,13 +133,12 @@ def _pandas_read(cell: str) -> None:
     tree = _parse(cell)
     if tree is None:
         return
-    for i in _depends(tree.body, "rows_per_name"):
-        for node in ast.walk(tree.body[i]):
-            func = node.func if isinstance(node, ast.Call) else None
-            module = getattr(func.value, "id", None) if isinstance(func, ast.Attribute) and func.attr == "read_parquet" else None
-            if module in ("pd", "pandas", "cudf"):
-                raise Hint(
-                    f"your answer cell reads the Parquet with {module}.read_parquet on the way to rows_per_name: every row "
-                    "comes to this notebook and is counted here, whatever else the cell computes on the workers. Read and "
-                    "count with dask.dataframe, so that the workers count."
-                )
+    for node in nodes_making(tree, "rows_per_name"):
+        func = node.func if isinstance(node, ast.Call) else None
+        module = getattr(func.value, "id", None) if isinstance(func, ast.Attribute) and func.attr == "read_parquet" else None
+        if module in ("pd", "pandas", "cudf"):
+            raise Hint(
+                f"your answer cell reads the Parquet with {module}.read_parquet on the way to rows_per_name: every row "
+                "comes to this notebook and is counted here, whatever else the cell computes on the workers. Read and "
+                "count with dask.dataframe, so that the workers count."
+            )

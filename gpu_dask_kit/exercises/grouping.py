@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay, _depends, _parse, rounding_in
+from .replay import Replay, _parse, nodes_making, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -158,16 +158,15 @@ def _gathers(cell: str, name: str, frames: set[str]) -> str | None:
     tree = _parse(cell)
     if tree is None:
         return None
-    for i in _depends(tree.body, name):
-        for node in ast.walk(tree.body[i]):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            every = node.func.attr == "head" and any(k.arg == "npartitions" and ast.unparse(k.value) == "-1" for k in node.keywords)
-            if node.func.attr != "compute" and not every:  # (head of every partition: all rows)
-                continue
-            base = node.func.value
-            while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Compare):  # a column selection
-                base = base.value
-            if isinstance(base, ast.Name) and base.id in frames:
-                return base.id
+    for node in nodes_making(tree, name):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        every = node.func.attr == "head" and any(k.arg == "npartitions" and ast.unparse(k.value) == "-1" for k in node.keywords)
+        if node.func.attr != "compute" and not every:  # (head of every partition: all rows)
+            continue
+        base = node.func.value
+        while isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Compare):  # a column selection
+            base = base.value
+        if isinstance(base, ast.Name) and base.id in frames:
+            return base.id
     return None

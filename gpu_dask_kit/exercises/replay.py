@@ -26,7 +26,20 @@ from distributed import futures_of, wait
 
 from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
 
-__all__ = ["Replay", "NotReplayed", "answer_cell", "typed_in", "rounding_in", "changed_after", "replay", "moves_only", "CELL", "LIMIT", "UNSAFE_CALLS"]
+__all__ = [
+    "Replay",
+    "NotReplayed",
+    "answer_cell",
+    "typed_in",
+    "rounding_in",
+    "changed_after",
+    "nodes_making",
+    "replay",
+    "moves_only",
+    "CELL",
+    "LIMIT",
+    "UNSAFE_CALLS",
+]
 
 #: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
 SETTLE = 0.5
@@ -96,6 +109,12 @@ def _depends(body: list[ast.stmt], name: str) -> list[int]:
             found.append(i)
             needed |= loads
     return sorted(found)
+
+
+def nodes_making(tree: ast.Module, name: str) -> Iterator[ast.AST]:
+    """Every node of the statements of ``tree`` that make ``name`` (:func:`_depends`), statement by statement."""
+    for i in _depends(tree.body, name):
+        yield from ast.walk(tree.body[i])
 
 
 def moves_only(run: dict[str, Any]) -> bool:

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from dask import is_dask_collection
 from .hidden import literal
 from .judging import host, is_lazy
 from .model import Hint
-from .replay import _assigned, _depends, _parse
+from .replay import _assigned, _depends, _parse, nodes_making
 
 __all__ = ["zeroing", "require_contributes", "require_not_worked_out", "require_no_chooser", "only_decides"]
 
@@ -224,20 +225,13 @@ def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any
     value = getattr(_assigned(tree, name), "value", None) if tree is not None else None
     if value is None or tree is None:
         return
-    computed = {
-        t.id
-        for statement in tree.body
-        if isinstance(statement, ast.Assign) and any(getattr(n, "attr", getattr(n, "id", None)) in ("compute", "result", "gather") for n in ast.walk(statement))
-        for target in statement.targets
-        for t in ast.walk(target)
-        if isinstance(t, ast.Name)
-    }
+    computed = _assigned_from(tree, lambda n: getattr(n, "attr", getattr(n, "id", None)) in ("compute", "result", "gather"))
     for node in ast.walk(value):
         if (node is value and not whole) or not isinstance(node, (ast.BinOp, ast.Call)) or literal(node):
             continue
-        if {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & computed:
+        names = _read(node)
+        if names & computed:
             continue
-        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         attributes = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
         if calls - _PLAIN_CALLS or attributes & {"compute", "persist", "result"} or not names:
@@ -257,6 +251,19 @@ def require_not_worked_out(cell: str | None, name: str, namespace: dict[str, Any
             )
 
 
+def _assigned_from(tree: ast.Module, computes: Callable[[ast.AST], bool]) -> set[str]:
+    """The names the cell's top-level assignments bind from a statement with a node for which ``computes`` holds
+    (``num, den = dask.compute(...)``: their values came from a computation, not from a formula here)."""
+    return {
+        t.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign) and any(computes(n) for n in ast.walk(statement))
+        for target in statement.targets
+        for t in ast.walk(target)
+        if isinstance(t, ast.Name)
+    }
+
+
 def _comprehension_names(node: ast.AST) -> set[str]:
     """The loop variables of the comprehensions in ``node`` (``i`` in ``sum(i * i for i in range(N))``)."""
     return {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension) for t in ast.walk(c.target) if isinstance(t, ast.Name)}
@@ -273,48 +280,46 @@ def require_no_chooser(cell: str | None, name: str) -> None:
     tree = _parse(cell) if cell is not None else None
     if tree is None:
         return
-    for i in _depends(tree.body, name):
-        for node in ast.walk(tree.body[i]):
-            func = node.func if isinstance(node, ast.Call) else None
-            called = getattr(func, "attr", None) or getattr(func, "id", None)
-            values = len(node.args) + len(node.keywords) if isinstance(node, ast.Call) else 0
-            if called in _CHOOSERS and values >= 2:  # a pick among values; a.max() is a reduction
-                raise Hint(
-                    f"your answer cell picks {name} among values ({called}(...)): the value it keeps may come from the "
-                    f"other side of that pick, not from the Dask computation. {name} is the value of one computation: "
-                    "remove the pick and let that computation alone make it."
-                )
+    for node in nodes_making(tree, name):
+        func = node.func if isinstance(node, ast.Call) else None
+        called = getattr(func, "attr", None) or getattr(func, "id", None)
+        values = len(node.args) + len(node.keywords) if isinstance(node, ast.Call) else 0
+        if called in _CHOOSERS and values >= 2:  # a pick among values; a.max() is a reduction
+            raise Hint(
+                f"your answer cell picks {name} among values ({called}(...)): the value it keeps may come from the "
+                f"other side of that pick, not from the Dask computation. {name} is the value of one computation: "
+                "remove the pick and let that computation alone make it."
+            )
 
 
 def _one_factor(tree: ast.Module, name: str, namespace: dict[str, Any]) -> bool:
     """True when a product in the statements making ``name`` has a factor that mixes a number written out with a
     value of the notebook and is 1 here (``* (len(info) // 2)``, ``* (ddf.npartitions // 8)``): a typed count in disguise.
     A factor of literals alone (``* 100 / 100``) or of no literal is not one."""
-    for i in _depends(tree.body, name):
-        for node in ast.walk(tree.body[i]):
-            if (
-                isinstance(node, ast.BinOp)
-                and isinstance(node.op, (ast.Div, ast.FloorDiv))
-                and isinstance(node.left, ast.BinOp)
-                and isinstance(node.left.op, ast.Mult)
-            ):
-                # x * len(cols) // 4: the last factor over the divisor is the factor of 1
-                pairs: list[ast.expr] = [ast.BinOp(left=f, op=node.op, right=node.right) for f in (node.left.left, node.left.right)]
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-                pairs = [node.left, node.right]
-            else:
+    for node in nodes_making(tree, name):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, (ast.Div, ast.FloorDiv))
+            and isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.Mult)
+        ):
+            # x * len(cols) // 4: the last factor over the divisor is the factor of 1
+            pairs: list[ast.expr] = [ast.BinOp(left=f, op=node.op, right=node.right) for f in (node.left.left, node.left.right)]
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            pairs = [node.left, node.right]
+        else:
+            continue
+        for factor in pairs:
+            numbers = [n for n in ast.walk(factor) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+            reads = [n for n in ast.walk(factor) if isinstance(n, ast.Name)]
+            if not numbers or not reads or literal(factor) or not isinstance(factor, ast.BinOp):
                 continue
-            for factor in pairs:
-                numbers = [n for n in ast.walk(factor) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
-                reads = [n for n in ast.walk(factor) if isinstance(n, ast.Name)]
-                if not numbers or not reads or literal(factor) or not isinstance(factor, ast.BinOp):
-                    continue
-                try:
-                    value = eval(compile(ast.fix_missing_locations(ast.Expression(factor)), "<factor>", "eval"), dict(namespace))
-                except Exception:
-                    continue
-                if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and value == 1:
-                    return True
+            try:
+                value = eval(compile(ast.fix_missing_locations(ast.Expression(factor)), "<factor>", "eval"), dict(namespace))
+            except Exception:
+                continue
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and value == 1:
+                return True
     return False
 
 
@@ -341,14 +346,7 @@ def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str 
     value = getattr(node, "value", None)
     if value is None or tree is None:
         return None
-    computed = {
-        t.id
-        for statement in tree.body
-        if isinstance(statement, ast.Assign) and any(isinstance(n, ast.Attribute) and n.attr in _COMPUTING for n in ast.walk(statement))
-        for target in statement.targets
-        for t in ast.walk(target)
-        if isinstance(t, ast.Name)
-    }
+    computed = _assigned_from(tree, lambda n: isinstance(n, ast.Attribute) and n.attr in _COMPUTING)
     while isinstance(value, (ast.Subscript, ast.Call)) and not isinstance(value, ast.IfExp):  # [...][0], float(...)
         inner = value.value if isinstance(value, ast.Subscript) else (value.args[0] if len(value.args) == 1 and not value.keywords else None)
         if inner is None or not isinstance(inner, (ast.IfExp, ast.BoolOp, ast.ListComp, ast.GeneratorExp, ast.Subscript, ast.Call)):

@@ -26,6 +26,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .cellreads import _stored
+
 __all__ = ["cell_making"]
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
@@ -49,19 +51,7 @@ def _binds(source: str, name: str) -> bool:
         tree = ast.parse(code)
     except SyntaxError:
         return False
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and statement.name == name:
-            return True
-        if isinstance(statement, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name.split(".")[0]) == name for a in statement.names):
-            return True
-        scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-        todo: list[ast.AST] = [statement]
-        while todo:
-            node = todo.pop()
-            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-                return True
-            todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, scopes))
-    return False
+    return any(name in _stored(statement) for statement in tree.body)
 
 
 def _heading(source: str) -> str | None:

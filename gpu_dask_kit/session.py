@@ -175,9 +175,13 @@ class ClusterSession(SessionInfo):
                 return
             self._closed = True
         procs = self.record.live_processes() if self.record is not None and not self.options.connect_mode else []
-        if not self.options.connect_mode and not self.asynchronous:  # workers about to stop: heartbeat errors then are noise
+        # Workers about to stop: heartbeat errors then are noise. Not when the client has lost the scheduler (it waits
+        # for a reconnect that cannot come: 30 s).
+        if not self.options.connect_mode and not self.asynchronous and self.kit_client.status == "running":
             with contextlib.suppress(Exception):
                 self.kit_client.run(_quiet_while_stopping, on_error="ignore")  # (Client.run passes other keywords on)
+        if _scheduler_stopped_elsewhere(self.cluster):
+            self.cluster.shutdown_scheduler = False  # SpecCluster's close would otherwise ask it to stop: 30 s to time out
         try:
             try:
                 self.kit_client.close(timeout=timeout)
@@ -192,6 +196,14 @@ class ClusterSession(SessionInfo):
             clients.install_closed_scheduler()
             if self.record is not None:
                 registry.unregister(self.record.id)
+
+
+def _scheduler_stopped_elsewhere(cluster: Any) -> bool:
+    """The cluster's own (in-process) scheduler is closed already: another process shut it down (the sidebar,
+    ``gpu-dask-kit sessions --cleanup``)."""
+    from distributed.core import Status
+
+    return getattr(getattr(cluster, "scheduler", None), "status", None) in (Status.closing, Status.closed)
 
 
 def _quiet_while_stopping() -> None:

@@ -256,7 +256,9 @@ def test_the_sidebar_shutdown_from_another_process_stops_a_tls_session(no_new_pr
     psutil.wait_procs(workers, timeout=30)
     assert not any(p.is_running() for p in workers)
     assert not registry.credentials_dir(s.id).exists() and s.id not in [r.id for r in registry.list_sessions()]
-    s.close_now()
+    started = time.monotonic()
+    s.close_now()  # the notebook's close cell after the sidebar's stop: no wait for a scheduler that is gone (was 42 s)
+    assert time.monotonic() - started < 15, "close() waited for the scheduler another process had stopped"
     assert cleanup is not None
 
 

@@ -113,7 +113,9 @@ def namespace(key, client):
         wait(ddf)
         ns.update(ddf=ddf, ddf_fingerprint=fingerprint(ddf))
     elif nb == "05":
-        rng = np.random.default_rng(0)
+        # New data each time: a learner's scatter(df) is keyed by df's content, and two tests on one key race (the
+        # release of one test's future can drop the key while the other scatters it: its fits are then cancelled).
+        rng = np.random.default_rng(next(SEEDS))
         df = pd.DataFrame({f"x{i}": rng.normal(size=300) for i in range(6)})
         df["y"] = 2 * df.x0 - 3 * df.x1 + rng.normal(scale=0.5, size=300)
         ns.update(df=df, features=[f"x{i}" for i in range(6)], fit_one=fit_one, fit_ols=dask.delayed(fit_one))

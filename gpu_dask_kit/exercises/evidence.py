@@ -185,6 +185,20 @@ def _now(dask_scheduler: Any) -> float:
     return metrics_time()
 
 
+def _unreleased(dask_scheduler: Any, client_id: str, held: list[Any]) -> int:
+    kept = set(held)
+    state = dask_scheduler.clients.get(client_id)
+    return 0 if state is None else sum(1 for ts in state.wants_what if ts.key not in kept)
+
+
+def wait_for_releases(client: Any, limit: float) -> None:
+    """Wait, at most ``limit`` seconds, until the scheduler has this client's batched "release these keys" messages:
+    it wants no key for the client that the client no longer holds a future of."""
+    deadline = time.monotonic() + limit
+    while client.run_on_scheduler(_unreleased, client_id=client.id, held=list(client.futures)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def scheduler_now(client: Any) -> float:
     """The scheduler's clock (the one its transition log is stamped with)."""
     return client.run_on_scheduler(_now)

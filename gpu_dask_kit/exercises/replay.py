@@ -24,7 +24,7 @@ from typing import Any
 
 from distributed import futures_of, wait
 
-from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now
+from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now, wait_for_releases
 
 __all__ = [
     "Replay",
@@ -41,7 +41,7 @@ __all__ = [
     "UNSAFE_CALLS",
 ]
 
-#: Seconds the replay waits first, so that the client's "release these keys" messages (batched) reach the scheduler.
+#: Seconds the replay waits at most, first, for the client's "release these keys" messages (batched) to reach the scheduler.
 SETTLE = 0.5
 
 #: Seconds the check lets the answer cell run again (the exercises' answers take seconds on the notebooks' data).
@@ -359,7 +359,7 @@ def replay(namespace: dict[str, Any], names: tuple[str, ...], watch: bool = True
     scratch = _scratch(namespace, tree)
     if watch:
         gc.collect()  # futures nobody holds any more are released ...
-        time.sleep(SETTLE)  # ... and their release reaches the scheduler: otherwise a result still in memory would not run again
+        wait_for_releases(client, SETTLE)  # ... and their release reaches the scheduler: else a result in memory would not run again
     marks = []
     with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for node in tree.body:

@@ -36,6 +36,7 @@ from ..notebook.cellreads import names_read
 from ..notebook.rerun import cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
+from .elsewhere import made_elsewhere
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -186,6 +187,13 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> Non
             raise Hint(
                 f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "
                 f"(worked out in this notebook). Let the Dask computation's result itself be {name}."
+            )
+        source = made_elsewhere(answer_cell(namespace, name), name, namespace)
+        if source is not None:
+            raise Hint(
+                f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
+                f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
+                f"Let {name} be the result of the Dask computation in this cell itself."
             )
         if changed_after(answer_cell(namespace, name), name) is not None:
             raise Hint(

@@ -11,6 +11,7 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
+from .elsewhere import require_no_notebook_rows
 from .evidence import MOVES, client_of, persisted, runs_touching
 from .fingerprint import fingerprint, same_fingerprint
 from .grouping import grouped_on_cluster, per_name
@@ -28,6 +29,7 @@ from .zeroed import require_contributes
 def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = "one value per name, but not the largest y of each: check which column and which aggregation you used."
     require_computed(ans["max_y_by_name"], "max_y_by_name")
+    require_no_notebook_rows(ns, "max_y_by_name", "ddf")
     per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong, answer_cell(ns, "max_y_by_name"))
     found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "max_y_by_name"), "max_y_by_name", ns)
@@ -41,6 +43,7 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fast = ans["ddf_fast"]
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
+    require_no_notebook_rows(ns, "mean_x_by_name", "ddf_fast")
     if futures_of(ns["ddf"]) and (fast is ns["ddf"] or not _persists(answer_cell(ns, "ddf_fast"))):
         raise Hint(
             "ddf_fast holds partitions in worker memory only because ddf itself is still the frame persisted earlier "
@@ -342,6 +345,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     ddf, value = ns["ddf"], ans["rows_in_partition_2"]
     require_computed(value, "rows_in_partition_2")
+    require_no_notebook_rows(ns, "rows_in_partition_2", "ddf")
     if isinstance(value, str):
         raise Hint("rows_in_partition_2 is a str (text): the question asks for the number of rows itself, a whole number.")
     number = as_number(value)

@@ -10,6 +10,7 @@ import dask
 
 from .. import scheduler_view
 from .counting import counted_on_cluster
+from .elsewhere import reads_other_data, require_no_notebook_rows, unchanged_when
 from .evidence import persisted
 from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
@@ -209,6 +210,7 @@ def _shown_digits(text: str, expected: float) -> int | None:
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["rows_per_name"]
     require_computed(got, "rows_per_name")
+    require_no_notebook_rows(ns, "rows_per_name", "processed")
     if hasattr(got, "columns"):
         raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
     if not (hasattr(got, "index") and hasattr(got, "sum")):
@@ -261,6 +263,12 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
+    slower = {k: v * (2.0 if k == min(medians) else 1.0) for k, v in medians.items()}  # medians alone: the table made
+    if cell is not None and not reads_other_data(cell, ns, "medians") and unchanged_when(ns, "speed_up", {"medians": slower}):
+        raise Hint(
+            "speed_up does not follow the times in medians: run again with other times (one worker twice as slow), your "
+            "answer cell gives the same number, so that number was not worked out from medians. Compute it from medians."
+        )
     if cell is not None:
         sizes_read(cell)
     extreme = extremes(cell) if cell is not None else None

@@ -1,0 +1,182 @@
+"""An answer that is a value another cell made, whatever the answer cell does around it.
+
+The answer cell reads a name it does not assign (``here``, ``X``, ``typed``...) and the answer ends up equal to what
+that name holds: a value worked out before the cell ran (in a scratch cell, or typed there), not by the Dask
+computation of the cell, however the cell is written: a lambda that drops its argument, a tuple assignment, ``next(iter(
+[...]))``, a dict or ``zip`` pick, a later line, an in-place copy (``np.copyto``, ``+= here - answer``), a helper
+function (learner review 14 found each of these shapes accepted).
+
+Only data is compared (numbers, strings, arrays, pandas/cuDF objects, and short lists, tuples or dicts of them):
+never Dask collections, futures, functions or modules.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ..notebook.cellreads import names_read
+from .model import Hint
+from .replay import answer_cell
+
+__all__ = ["made_elsewhere", "notebook_rows_read", "reads_other_data", "require_no_notebook_rows", "unchanged_when", "same"]
+
+#: Relative difference below which two floats are the same value (``a + (b - a)`` is not always ``b`` in floating point).
+TOLERANCE = 1e-9
+
+#: IPython's own names: never a learner's value.
+IPYTHON = frozenset({"In", "Out", "get_ipython", "exit", "quit"})
+
+
+def _data(value: Any, depth: int = 0) -> bool:
+    """True for a value a learner's answer can be (see the module docstring).
+
+    >>> _data(3), _data("x0"), _data(np.arange(3)), _data([1.0, "a"]), _data(True), _data(len), _data([])
+    (True, True, True, True, False, False, False)
+    """
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return False
+    if isinstance(value, (numbers.Number, str, bytes, np.generic, np.ndarray)):
+        return True
+    if hasattr(value, "__dask_graph__") or (callable(value) and not hasattr(value, "equals")):
+        return False
+    if hasattr(value, "equals") and hasattr(value, "shape"):  # pandas / cuDF Series, DataFrame, Index
+        return True
+    if hasattr(value, "__cuda_array_interface__"):  # a CuPy array
+        return True
+    if isinstance(value, (list, tuple)) and 0 < len(value) <= 1000 and depth < 4:
+        return all(_data(v, depth + 1) for v in value)
+    if isinstance(value, dict) and 0 < len(value) <= 1000 and depth < 4:
+        return all(_data(v, depth + 1) for v in value.values())
+    return False
+
+
+def _host(value: Any) -> Any:
+    """A CuPy array or a cuDF object as NumPy / pandas; anything else as it is."""
+    if hasattr(value, "to_pandas"):
+        try:
+            return value.to_pandas()
+        except Exception:
+            return value
+    if hasattr(value, "__cuda_array_interface__") and hasattr(value, "get"):
+        return value.get()
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """True when two answers hold the same values (a list and a tuple of the same items, a float and a NumPy float,
+    two Series whatever their names and index order are alike).
+
+    >>> same([1, 2.0], (1, np.float64(2))), same(3, 3.0000001), same("a", "b"), same(np.arange(3), [0, 1, 2])
+    (True, False, False, True)
+    >>> a, b = np.array([0.1, 7.3]), np.array([0.7, 2.9])
+    >>> same(a + (b - a), b)
+    True
+    """
+    if a is b:
+        return True
+    a, b = _host(a), _host(b)
+    try:
+        if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+            return type(a) is type(b) and a == b
+        if isinstance(a, (numbers.Number, np.generic)) and isinstance(b, (numbers.Number, np.generic)):
+            return bool(a == b) or bool(np.isclose(np.asarray(a), np.asarray(b), rtol=TOLERANCE, atol=0))
+        if hasattr(a, "equals") and hasattr(b, "equals"):
+            if type(a) is not type(b):
+                return False
+            if a.equals(b):
+                return True
+            if hasattr(a, "sort_index"):
+                a, b = a.sort_index(), b.sort_index()
+            return bool(a.equals(b) or (a.index.equals(b.index) and same(np.asarray(a), np.asarray(b))))
+        if isinstance(a, dict) or isinstance(b, dict):
+            return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            x, y = np.asarray(a), np.asarray(b)
+            if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
+                return False
+            return bool(np.array_equal(x, y) or (x.dtype.kind in "fc" and np.allclose(x, y, rtol=TOLERANCE, atol=0)))
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    except Exception:
+        return False
+    return False
+
+
+def made_elsewhere(cell: str | None, name: str, namespace: dict[str, Any]) -> str | None:
+    """The name whose value (made before the answer cell ran) the answer ``name`` is, or None.
+
+    >>> ns = {"here": 41.5, "rows": 41.5, "d": None}
+    >>> made_elsewhere("rows, _ = here, d", "rows", ns)
+    'here'
+    >>> made_elsewhere("rows = 41.5", "rows", ns) is None   # typed in the cell: other checks say so
+    True
+    """
+    if cell is None or name not in namespace:
+        return None
+    answer = namespace[name]
+    if not _data(answer):
+        return None
+    for other in sorted(names_read(cell) - {name} - IPYTHON):
+        value = namespace.get(other)
+        if _data(value) and same(value, answer):
+            return other
+    return None
+
+
+def _frame(value: Any) -> bool:
+    """A pandas or cuDF DataFrame or Series (rows in the notebook), not a Dask collection."""
+    return hasattr(value, "equals") and hasattr(value, "index") and not hasattr(value, "__dask_graph__")
+
+
+def notebook_rows_read(cell: str | None, name: str, namespace: dict[str, Any]) -> str | None:
+    """The name of a pandas (or cuDF) frame or Series, already in the notebook, that the answer cell reads without
+    making it (``pdf``, made by ``raw.compute()`` in a scratch cell), or None.
+
+    >>> import pandas as pd
+    >>> notebook_rows_read("m, _ = pdf.x.max(), d", "m", {"pdf": pd.DataFrame({"x": [1]}), "d": 1})
+    'pdf'
+    >>> notebook_rows_read("pdf = ddf.compute()\\nm = pdf.x.max()", "m", {"pdf": pd.DataFrame({"x": [1]})}) is None
+    True
+    """
+    if cell is None:
+        return None
+    return next((n for n in sorted(names_read(cell) - {name} - IPYTHON) if _frame(namespace.get(n))), None)
+
+
+def require_no_notebook_rows(namespace: dict[str, Any], name: str, source: str) -> None:
+    """A :class:`Hint` when the answer cell of ``name`` reads rows already in the notebook (see notebook_rows_read)."""
+    rows = notebook_rows_read(answer_cell(namespace, name), name, namespace)
+    if rows is not None:
+        raise Hint(
+            f"your answer cell reads `{rows}`, rows already in this notebook (made before the cell ran): what it works out "
+            f"from them is pandas work here, not the cluster's, whatever the Dask step beside it computes. Compute {name} "
+            f"from {source} with Dask in this cell."
+        )
+
+
+def reads_other_data(cell: str, namespace: dict[str, Any], *names: str) -> bool:
+    """True when ``cell`` reads data other than ``names`` (and plain whole numbers such as a cluster size): a value made
+    from them (07's table of speed-ups from medians) would not change when only they are changed.
+
+    >>> reads_other_data("s = medians[1] / table[2]", {"medians": {1: 2.0}, "table": [1.0]}, "medians")
+    True
+    >>> reads_other_data("s = medians[1] / medians[N]", {"medians": {1: 2.0}, "N": 2}, "medians")
+    False
+    """
+    return any(_data(namespace.get(n)) and not isinstance(namespace.get(n), int) for n in names_read(cell) - set(names) - IPYTHON)
+
+
+def unchanged_when(namespace: dict[str, Any], name: str, changes: dict[str, Any]) -> bool:
+    """True when the answer cell, run again with ``changes`` in its namespace (other inputs), gives ``name`` the same
+    value as now: the answer does not follow those inputs. False when it cannot be run again (judged by the rest)."""
+    from .replay import replay
+
+    try:
+        found = replay({**namespace, **changes}, (name,), watch=False)
+    except Exception:
+        return False
+    again = found.values.get(name, Ellipsis) if found is not None else Ellipsis
+    return again is not Ellipsis and same(again, namespace.get(name))

@@ -1,0 +1,115 @@
+"""Learner review 14: a Dask step in the answer cell, while the answer is a value worked out before the cell ran (in a
+scratch cell: `here`, `X`, `typed`...), kept however the cell is written. Each was "Correct"; each is refused now,
+with a hint that names the outside value and hides the answer. Right answers stay correct (the corpus' RIGHT cases)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_dask_kit.exercises import judge
+
+from .helpers import answer, assert_rejected, notebook_namespace
+
+LIMITS = "session.client.scheduler_info(n_workers=-1)['workers'].values()"
+ERROR = "(da.linalg.norm(x - (u[:, :10] * s[:10]) @ v[:10, :]) / da.linalg.norm(x))"
+FITS1 = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nres = dask.compute(*single_fits)\n"
+SUMS = "col_sums_persisted = x.sum(axis=0).persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\n"
+FITS = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
+SLOT = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\n"
+VC = "processed.name.value_counts().compute()"
+
+#: What a learner worked out in a scratch cell before the answer cell, per exercise (run in the notebook's namespace).
+SCRATCH = {
+    "00-2": f"XM = sum(int(w['memory_limit']) for w in {LIMITS})",
+    "02-1": "X = float(((s_host[10:] ** 2).sum() / (s_host ** 2).sum()) ** 0.5)",
+    "03-1": "X = raw.compute().groupby('name').y.max()",
+    "03-2": "MX = raw.compute().groupby('name').x.mean()",
+    "04-2": "X = len(ddf.partitions[2].compute())",
+    "05-1": "prev = max((fit_one(df, (f,)) for f in features), key=lambda r: r[3])[0][0]",
+    "05-2": "here = tuple(fit_one(df, ('x0', f)) for f in features if f != 'x0')",
+    "06-1": "here_sums = x.compute().sum(axis=0)",
+    "06-2": f"my_number = x.nbytes / sum(w['memory_limit'] for w in {LIMITS})",
+    "07-1": "import pandas as pd\npvc = pd.read_parquet(PROCESSED).name.value_counts()",
+    "07-2": "my_ratio = medians[1] / medians[max(medians)]",
+    "08-2": "typed = ['with-slot'] * 4",
+}
+
+CASES = [
+    ("00-2", "cluster_memory = XM"),
+    ("00-2", f"cluster_memory, _ = XM, sum(w['memory_limit'] for w in {LIMITS})"),
+    ("00-2", f"cluster_memory = next(iter([XM, sum(w['memory_limit'] for w in {LIMITS})]))"),
+    ("02-1", f"rank10_error = (lambda _: X)({ERROR}.compute())"),
+    ("02-1", f"rank10_error, _ = X, {ERROR}.compute()"),
+    ("02-1", f"rank10_error = {{True: X, False: 0.0}}[bool({ERROR}.compute() > 0)]"),
+    ("02-1", f"def pick(value):\n    return X\n\nrank10_error = pick(float({ERROR}.compute()))"),
+    ("02-1", f"rank10_error = next(iter([X, float({ERROR}.compute())]))"),
+    ("03-1", "max_y_by_name = (lambda _: X)(ddf.groupby('name').y.max().compute())"),
+    ("03-1", "max_y_by_name, _ = X, ddf.groupby('name').y.max().compute()"),
+    ("03-1", "max_y_by_name = next(iter([X, ddf.groupby('name').y.max().compute()]))"),
+    ("03-1", "def keep(r):\n    return X\n\nmax_y_by_name = keep(ddf.groupby('name').y.max().compute())"),
+    ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = next(iter([MX, ddf_fast.groupby('name').x.mean().compute()]))"),
+    ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = (lambda _: MX)(ddf_fast.groupby('name').x.mean().compute())"),
+    ("04-2", "rows_in_partition_2 = (lambda _: X)(len(ddf.partitions[2]))"),
+    ("04-2", "rows_in_partition_2, _ = X, len(ddf.partitions[2])"),
+    ("04-2", "def keep(n):\n    return X\n\nrows_in_partition_2 = keep(len(ddf.partitions[2]))"),
+    ("05-1", FITS1 + "best_single_feature = dict(zip(['a', 'b'], [max(res, key=lambda r: r[3])[0][0], prev]))['b']"),
+    ("05-2", FITS + "x0_results = dask.compute(*lazy_fits)\nx0_results = here"),
+    ("05-2", FITS + "x0_results = tuple(map(lambda a, b: b, dask.compute(*lazy_fits), here))"),
+    ("05-2", FITS + "x0_results = dict(zip(['a', 'b'], [dask.compute(*lazy_fits), here]))['b']"),
+    ("05-2", FITS + "x0_results = list(dask.compute(*lazy_fits))\nx0_results.clear()\nx0_results.extend(here)"),
+    ("06-1", SUMS + "col_sums_local = here_sums"),
+    ("06-1", SUMS + "col_sums_local += here_sums - col_sums_local"),
+    ("06-1", SUMS + "np.copyto(col_sums_local, here_sums)"),
+    ("06-1", "col_sums_persisted = x.sum(axis=0).persist()\ncol_sums_local = np.where(True, here_sums, to_host(col_sums_persisted.compute()))"),
+    ("06-2", "fraction = my_number"),
+    ("07-1", f"rows_per_name = {VC}\nrows_per_name = pvc"),
+    ("07-1", f"rows_per_name = pvc.where({VC} > 0)"),
+    ("07-1", f"rows_per_name = {VC}\nrows_per_name += pvc - rows_per_name"),
+    ("07-1", f"rows_per_name = {VC}.combine(pvc, lambda a, b: b)"),
+    ("07-2", "speed_up = [my_ratio for _ in [medians[1] / medians[N_MAX]]][0]"),
+    ("07-2", "speed_up = medians[1] / medians[max(medians)]\nspeed_up = my_ratio"),
+    ("08-2", SLOT + "slot_workers = [b for a, b in zip(session.client.gather(slot_futures), typed)]"),
+    ("08-2", SLOT + "slot_workers = list(map(lambda a, b: b, session.client.gather(slot_futures), typed))"),
+    ("08-2", SLOT + "slot_workers = dict(zip('ab', [session.client.gather(slot_futures), typed]))['b']"),
+]
+
+
+def _scratch_then_answer(key, code, client):
+    ns = notebook_namespace(key, client)
+    if key.startswith("08"):
+        ns["session"].n_workers = 2
+    exec(SCRATCH[key], ns)
+    return ns, judge(key, answer(ns, key, code))
+
+
+@pytest.mark.parametrize(("key", "code"), CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CASES)])
+def test_a_value_worked_out_before_the_answer_cell_is_not_the_answer(key, code, client):
+    ns, verdict = _scratch_then_answer(key, code, client)
+    outside = [n for n in ("XM", "X", "MX", "prev", "here", "here_sums", "my_number", "pvc", "my_ratio", "typed") if n in ns]
+    assert_rejected(key, ns, verdict, f"`{outside[0]}`")
+    for future in [v for v in ns.values() if hasattr(v, "cancel") and hasattr(v, "key")]:
+        future.cancel()
+
+
+ROWS = [
+    ("03-1", "pdf = raw.compute()", "max_y_by_name, _ = pdf.groupby('name').y.max(), ddf.groupby('name').y.max().compute()"),
+    ("03-2", "pdf = raw.compute()", "ddf_fast = ddf.persist()\nmean_x_by_name, _ = pdf.groupby('name').x.mean(), ddf_fast.groupby('name').x.mean().compute()"),
+    ("04-2", "pdf = ddf.partitions[2].compute()", "rows_in_partition_2 = max(len(pdf), len(ddf.partitions[2]))"),
+    ("07-1", "import pandas as pd\npdf = pd.read_parquet(PROCESSED)", f"rows_per_name = pdf.name.value_counts() + 0 * {VC}"),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code"), ROWS, ids=[k for k, _, _ in ROWS])
+def test_rows_brought_to_the_notebook_before_the_answer_cell_are_named(key, scratch, code, client):
+    ns = notebook_namespace(key, client)
+    exec(scratch, ns)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, "`pdf`, rows already in this notebook")
+
+
+def test_a_typed_speed_up_times_a_test_on_medians_does_not_follow_medians(client):
+    """`1.46 * (medians[1] > 0)`: the number is typed; run with other medians the cell gives the same number."""
+    ns = notebook_namespace("07-2", client)
+    shown = round(ns["medians"][1] / ns["medians"][max(ns["medians"])], 2)
+    verdict = judge("07-2", answer(ns, "07-2", f"speed_up = {shown} * (medians[1] > 0)"))
+    assert_rejected("07-2", ns, verdict, "does not follow the times in medians")

@@ -104,11 +104,16 @@ def test_08_after_the_close_cell_the_check_names_the_cells_that_bring_the_cluste
     assert "In [2] (makes `SCHEDULER_FILE`), then In [3]" in verdict.message and "session = kit.start_cluster(...)" not in verdict.message, verdict.message
 
 
-def test_annotate_is_kept_for_delayed_calls_and_lost_for_a_persisted_array(client):
+def test_annotate_is_kept_for_delayed_calls_and_where_a_collection_is_sent(client):
     """What notebook 08 cell 21 says of `with dask.annotate(resources=...)` (review 8b: 08-2 accepts it for delayed
-    calls, whose tasks do carry the restriction): the scheduler's record of each task's resource restrictions."""
+    calls, whose tasks do carry the restriction; review 14: an array or a DataFrame persisted INSIDE the block carries
+    it too, one built inside and persisted after does not): the scheduler's record of each task's restrictions."""
+    import warnings
+
     import dask
     import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
     from dask import delayed
     from distributed import futures_of, wait
 
@@ -117,12 +122,19 @@ def test_annotate_is_kept_for_delayed_calls_and_lost_for_a_persisted_array(clien
     with dask.annotate(resources={"GPU_SLOT": 1}):
         lazy = [delayed(abs)(-i) for i in range(4)]
         array = da.ones(40, chunks=10) + 1
+        inside = client.persist(da.ones(40, chunks=10) + 2)
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            frame = client.persist(dd.from_pandas(pd.DataFrame({"a": range(40)}), npartitions=4) + 1)
     futures = client.compute(lazy)
     held = client.persist(array)
-    wait([*futures, held])
+    wait([*futures, held, inside, frame])
     assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures)), resource_restrictions(futures)
     assert not any(r["resources"] for r in resource_restrictions(futures_of(held))), resource_restrictions(futures_of(held))
-    client.cancel([*futures, held])
+    for sent_inside in (inside, frame):
+        assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures_of(sent_inside)))
+    assert any("Annotations will be ignored" in str(w.message) for w in warned), [str(w.message) for w in warned]
+    client.cancel([*futures, held, inside, frame])
 
 
 def test_08_1_a_value_written_in_beside_the_parsed_options_is_rejected(client):

@@ -14,7 +14,8 @@ __all__ = ["size_answer"]
 def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     """The answer in bytes when it means ``expected``; a :class:`Hint` in steps otherwise (never the value).
 
-    ``look`` says where the right number comes from. The tolerance is 1%: a size rounded to 3 digits passes.
+    ``look`` says where the right number comes from. The tolerance is 0.5%: a size rounded to 3 significant digits passes
+    (off by at most half a unit of the third digit), one a digit off does not (learner review 14: 9.52 GiB for 9.6 GiB).
     """
     if is_lazy(value):
         raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
@@ -29,7 +30,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     if given is None:
         what = f"{value!r} is a string Dask does not read as a size" if isinstance(value, str) else f"{describe(value)} is neither"
         raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {what}. {look}")
-    if close(given, expected, rel=0.01):
+    if close(given, expected, rel=0.005):
         return given
     mixup = unit_mixup(given, expected)
     if mixup and not isinstance(value, str):

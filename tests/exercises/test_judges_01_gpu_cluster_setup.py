@@ -54,3 +54,10 @@ def test_01_2_a_percent_string_is_called_a_percentage(client):
 def test_01_2_decimal_units_are_named_without_confirming_the_digits(client):
     verdict = not_yet("01-2", client, "spill_at = '9.6GB'", "decimal unit")
     assert "right digits" not in verdict.message and "Any unit is fine" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("given", ["9.52GiB", "9.55 GiB", "9.7GiB"])
+def test_01_2_a_size_a_digit_off_is_not_accepted(given, client):
+    """Learner review 14: "9.52GiB" (0.8% off) was Correct under a 1% tolerance; 3 significant digits need only 0.5%."""
+    verdict = judged("01-2", client, f"spill_at = {given!r}")
+    assert verdict.answered and not verdict.correct, verdict.message

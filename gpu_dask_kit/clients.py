@@ -36,7 +36,7 @@ _warned: set[str] = set()
 
 
 class SessionClosedError(ClusterStartError):
-    """A computation was asked for after the kit's session was closed, with no other cluster running."""
+    """A computation (or a scale) was asked for after the kit's session was closed, with no other cluster running."""
 
 
 def closed_scheduler(dsk: Any, keys: Any, **kwargs: Any) -> Any:

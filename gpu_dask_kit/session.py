@@ -85,8 +85,8 @@ class ClusterSession(SessionInfo):
         worker per visible GPU). The scheduler plugin updates the session's registry record, so
         ``gpu-dask-kit sessions`` and the sidebar show the new workers and can stop them.
         """
-        if self._closed:
-            raise ClusterStartError("This session is closed; start a new one with gpu_dask_kit.start_cluster().")
+        if self._closed:  # (SessionClosedError: in a notebook the kit's hint names the cell that started it)
+            raise clients.SessionClosedError("This session is closed, so it cannot scale: start it again, then scale it.")
         if self.options.connect_mode or self.cluster is None or self.deployment is None:
             hint = "this session is a connection to an existing scheduler: scale that cluster where it was started"
             raise OptionError("n_workers", n_workers, "scaling of a cluster the kit started", hint)
@@ -124,7 +124,9 @@ class ClusterSession(SessionInfo):
         """Let the cluster follow the work between ``minimum`` and ``maximum`` workers (distributed's
         adaptive scaling; on SLURM, jobs are submitted when work arrives and cancelled when idle).
         ``kwargs`` go to ``cluster.adapt`` (e.g. ``interval="1s"``). Returns distributed's ``Adaptive``."""
-        if self._closed or self.options.connect_mode or self.cluster is None:
+        if self._closed:
+            raise clients.SessionClosedError("This session is closed, so it cannot adapt: start it again, then call adapt().")
+        if self.options.connect_mode or self.cluster is None:
             raise ClusterStartError("adapt() needs an open session whose cluster the kit started (not a closed or connect-mode session).")
         if maximum is None or not (0 <= minimum <= maximum):
             raise OptionError("maximum", maximum, f"a number of workers >= minimum ({minimum}) >= 0", "pass e.g. adapt(minimum=0, maximum=4)")

@@ -348,3 +348,19 @@ def test_workers_ignore_the_interrupt_jupyter_sends_to_the_kernels_process_group
     time.sleep(1)
     assert psutil.pid_exists(pid) and session.client.submit(sum, [1, 2]).result(timeout=30) == 3
     session.close()
+
+
+def test_scale_and_adapt_after_the_close_cell_get_the_kits_sentence(no_leaks, runtime_dir):
+    """Learner review 14 (08 cell 37 after the close cell): a raw traceback into session.py, no cell named. Now the
+    kit's SessionClosedError, which the notebook hint turns into one sentence naming the cell to re-run."""
+    from gpu_dask_kit.clients import SessionClosedError
+    from gpu_dask_kit.notebook.hints import explain
+
+    session = kit.start_cluster(**SMALL)
+    session.close()
+    history = ["", "session = kit.start_cluster()", "session.close()", "session.scale(3)"]
+    for call in (lambda: session.scale(3), lambda: session.adapt(minimum=1, maximum=3)):
+        with pytest.raises(SessionClosedError) as raised:
+            call()
+        hint = explain(raised.value, session=session, namespace={"In": history, "session": session, "kit": kit})
+        assert hint is not None and "its close cell ran" in hint and "In [1]" in hint, hint

@@ -12,7 +12,7 @@ from distributed import Future, futures_of
 from .. import scheduler_view
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
-from .replay import _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
+from .replay import NotReplayed, _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
 
@@ -256,7 +256,59 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if r2[best] < max(r2.values()):
         worst = " It has the LOWEST R²." if r2[best] == min(r2.values()) else ""
         raise Hint(f"that feature does not have the highest R² among your fits.{worst} Compare the R² of each result (its last entry).")
+    _follows_other_data(ns, best)
     return "the single feature with the highest R², from fits that ran together on the cluster."
+
+
+def _other_data(ns: dict[str, Any]) -> tuple[Any, str] | None:
+    """``df`` with another y, in which every feature explains a little of y and a feature in the middle of ``features``
+    (not the first, not the last) explains the most; with the feature that has the highest R² there. None when the
+    notebook's names are not there."""
+    import numpy as np
+
+    from ..compute import to_host
+
+    df, features = ns.get("df"), ns.get("features")
+    if df is None or not isinstance(features, list) or len(features) < 3 or not all(f in df.columns for f in features):
+        return None
+    host = to_host(df)
+    middle = len(features) // 2
+    y = sum((1.0 - 0.01 * abs(i - middle)) * np.asarray(host[f], dtype=float) for i, f in enumerate(features))
+    r2 = {f: float(np.corrcoef(np.asarray(host[f], dtype=float), y)[0, 1] ** 2) for f in features}
+    other = df.copy()
+    other["y"] = y
+    return other, max(r2, key=lambda f: r2[f])
+
+
+def _follows_other_data(ns: dict[str, Any], best: str) -> None:
+    """A :class:`Hint` when the answer cell, run again on other data (``_other_data``, scattered as ``data_future``),
+    does not name the feature with the highest R² there: a pick by a hand-set threshold (``next(r for r in res if
+    r[3] > 0.3)``, learner review 14) or a name kept from elsewhere. Nothing when the cell cannot be run again."""
+    made = _other_data(ns)
+    session = ns.get("session")
+    client = getattr(session, "client", None) or ns.get("client")
+    if made is None or client is None:
+        return
+    other, expected = made
+    future = client.scatter(other, broadcast=True, hash=False)
+    try:
+        found = replay({**ns, "df": other, "data_future": future}, ("best_single_feature", "single_fits"), watch=False)
+        again = found.values.get("best_single_feature") if found is not None else None
+        failed = None
+    except NotReplayed:
+        return
+    except Exception as err:  # the cell itself fails on that data
+        again, failed = None, type(err).__name__
+    finally:
+        future.release()
+    if again == expected or (again is None and failed is None):
+        return
+    what = f"it fails ({failed})" if failed else "it names another feature"
+    raise Hint(
+        f"your answer cell does not pick the best fit whatever the data: run again on other data (another y, in which "
+        f"every feature explains a little), {what}. A threshold on R² or a name kept from elsewhere works only for "
+        "this data. Take the feature of the result with the highest R² (its last entry)."
+    )
 
 
 def _same_in_another_order(ns: dict[str, Any], best: str) -> None:

@@ -113,3 +113,15 @@ def test_a_typed_speed_up_times_a_test_on_medians_does_not_follow_medians(client
     shown = round(ns["medians"][1] / ns["medians"][max(ns["medians"])], 2)
     verdict = judge("07-2", answer(ns, "07-2", f"speed_up = {shown} * (medians[1] > 0)"))
     assert_rejected("07-2", ns, verdict, "does not follow the times in medians")
+
+
+@pytest.mark.parametrize(
+    "pick",
+    ["next(r[0][0] for r in res if r[3] > 0.5)", "[r[0][0] for r in res if r[3] > 0.6][0]", "[r for r in res if r[3] > 0.5][-1][0][0]"],
+)
+def test_05_1_a_hand_set_threshold_on_r2_is_not_the_best_fit(pick, client):
+    """Learner review 14: a threshold that happens to leave one feature on this data was Correct. Run again on other
+    data (every feature explains a little of y) the cell fails or names another feature."""
+    ns = notebook_namespace("05-1", client)
+    verdict = judge("05-1", answer(ns, "05-1", FITS1 + f"best_single_feature = {pick}"))
+    assert_rejected("05-1", ns, verdict, "run again on other data")

@@ -68,8 +68,14 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "columns you need is a good habit when worker memory is short, but this exercise asks for a persisted copy "
             "of ddf itself: persist the whole frame, then select in the computation that reads it."
         )
+    from_raw = "raw" in ns and _held(fast) <= _computed_keys(ns["raw"])
+    if not _same_data(fast, ns["ddf"]) and not from_raw and _same_values(fast, ns["ddf"]):
+        raise Hint(
+            "ddf_fast holds the same rows as ddf, but as a new collection made from ddf by an extra step (a map_partitions "
+            "or another operation): the lesson's ddf is still not in worker memory. Persist ddf itself."
+        )
     if not _same_data(fast, ns["ddf"]):
-        source = "raw, the source frame (ddf adds the slow read on top of it)" if "raw" in ns and _held(fast) <= _computed_keys(ns["raw"]) else "other data"
+        source = "raw, the source frame (ddf adds the slow read on top of it)" if from_raw else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")
     if "map_partitions" in (answer_cell(ns, "mean_x_by_name") or "") and _mean_of_means(ans["mean_x_by_name"], fast):
@@ -119,6 +125,14 @@ def _same_data(fast: Any, ddf: Any) -> bool:
         return True
     names = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # the fused names of .persist() start with the source's
     return {key_split(k) for k in _held(fast)} <= names and same_fingerprint(fingerprint(ddf), fingerprint(fast)) is None
+
+
+def _same_values(fast: Any, ddf: Any) -> bool:
+    """True when ``fast`` holds ddf's values (the fingerprints agree) under other task names."""
+    try:
+        return same_fingerprint(fingerprint(ddf), fingerprint(fast)) is None
+    except Exception:
+        return False
 
 
 def _computed_keys(collection: Any) -> set[Any]:

@@ -16,7 +16,7 @@ from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, _parse, answer_cell, typed_in
+from .replay import Replay, _parse, answer_cell, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
@@ -140,7 +140,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if cell is not None and _rounded_as_shown(shown, expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
     digits = _shown_digits(shown, expected) if cell is not None else None
-    if digits is not None:
+    rounds = isinstance(value, str) or rounding_in(cell) is not None  # a string shows digits; round() keeps some
+    if digits is not None and (rounds or not _typed_decimal_limit(given, expected)):
         raise Hint(
             f"fraction is computed, but rounded so far that {'no significant digit is' if not digits else 'only one significant digit is'} "
             "left, which says little about x's share. Keep at least two significant digits (or do not round)."
@@ -225,6 +226,11 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not set(got.index) <= codes:
         if set(got.index) <= set(ns["lookups"]["name"]):
             raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
+        if {str(c) for c in codes} >= {str(i) for i in got.index}:
+            raise Hint(
+                "the index holds the name codes as text (str), not as the integer codes the processed data stores: count "
+                "the column as it is, without turning it into text first."
+            )
         raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
     if len(got) < len(codes):
         raise Hint(
@@ -248,6 +254,12 @@ def _partition_rows(path: str) -> set[int]:
     import dask.dataframe as dd
 
     return {int(n) for n in dd.read_parquet(path).map_partitions(len).compute()}
+
+
+def _typed_decimal_limit(given: float, expected: float) -> bool:
+    """True when ``given`` is ``expected`` with the memory limits read in GB (10**9 bytes) instead of GiB: a unit, not a
+    rounding (learner review 14: ``x.nbytes / (len(limits) * 2e9)`` is 0.02 exactly, and was told "rounded so far")."""
+    return close(given, expected * 2**30 / 1e9, rel=1e-3)
 
 
 def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

@@ -54,6 +54,8 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"read{device}. Add it to the list parse_args reads (the parser's --help lists its flags)."
         )
     if as_number(got.get("n_workers")) != 4:
+        if isinstance(got.get("n_workers"), str) and as_number(got.get("n_workers")) is None:
+            raise Hint(f"n_workers is {got.get('n_workers')!r}, a word: flags take numbers in digits (the parser passes text on as it is).")
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
     pool = as_fraction(got.get("rmm_pool_size"))

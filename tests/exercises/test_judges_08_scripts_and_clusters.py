@@ -146,3 +146,13 @@ def test_08_1_a_value_written_in_beside_the_parsed_options_is_rejected(client):
     assert code != right
     verdict = judge("08-1", _run(code, "08-1", client))
     assert not verdict.correct and "a value written in beside it" in verdict.message, verdict.message
+
+
+def test_08_1_a_number_written_as_a_word_is_told_so(client):
+    """Learner review 14: `--n-workers four` was told "give the number of workers the question names" (it was named)."""
+    from ..test_exercises_cases import RIGHT
+
+    code = RIGHT["08-1"][0].replace("'--n-workers', '4'", "'--n-workers', 'four'")
+    assert "'four'" in code
+    verdict = judge("08-1", _run(code, "08-1", client))
+    assert not verdict.correct and "a word" in verdict.message and "in digits" in verdict.message, verdict.message

@@ -125,3 +125,20 @@ def test_05_1_a_hand_set_threshold_on_r2_is_not_the_best_fit(pick, client):
     ns = notebook_namespace("05-1", client)
     verdict = judge("05-1", answer(ns, "05-1", FITS1 + f"best_single_feature = {pick}"))
     assert_rejected("05-1", ns, verdict, "run again on other data")
+
+
+# Review 14's hints that pointed the wrong way.
+HINTS = [
+    ("03-2", "ddf_fast = ddf.map_partitions(lambda d: d).persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()", "the same rows as ddf"),
+    ("03-2", "ddf_fast = raw.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()", "raw, the source frame"),
+    ("07-1", "rows_per_name = processed.name.astype(str).value_counts().compute()", "as text (str)"),
+    ("06-2", f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / (len(limits) * 1e9)", "GB"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), HINTS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(HINTS)])
+def test_review_14_hints_say_what_is_wrong(key, code, said, client):
+    ns = notebook_namespace(key, client)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, said)
+    assert "rounded so far" not in verdict.message and "other data" not in verdict.message, verdict.message

@@ -119,6 +119,9 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     ``""`` the cell that made the kit's current session), the latest of those the failing cell ``reads``; else the
     last cell whose own line (not one in a loop or branch) does ``session = ...start_cluster(``, else any that
     calls ``start_cluster(``. A failing cell that ran before gets the cell that started the cluster it ran on then.
+
+    >>> start_cell(["", "session = kit.start_cluster()", "x = 1", "session = kit.start_cluster()", "y.compute()"], {"": 1})
+    3
     """
     made = started_in if isinstance(started_in, Mapping) else {"": started_in} if started_in is not None else {}
     reads = list(reads)
@@ -135,7 +138,9 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
         recorded = max(known)
         if set_up and not re.search(r"^[A-Za-z_]\w*\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
             return set_up  # the recorded cell starts clusters only in a loop or a branch (07's scaling loop): not needed
-        return recorded
+        # The same cell run again since (it reused the cluster): Jupyter shows that later number on it (review 14: In [2]
+        # was named while the cell showed [127]).
+        return max((n for n in range(recorded, len(past)) if past[n].strip() == history[recorded].strip()), default=recorded)
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
         found = cell_of(past, pattern)
         if found:

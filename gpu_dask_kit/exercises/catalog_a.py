@@ -275,6 +275,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "that relative error is above 1: norm(x - approx) is larger than norm(x), so approx is not close to x at all. "
             "Check the slices of u, s and v you keep (the first 10 columns of u, values of s, rows of v)."
         )
+    if "ord=" in (answer_cell(ns, "rank10_error") or ""):
+        raise Hint(
+            "that is a relative error in another norm (ord= picks which one): the question's is the default norm of "
+            "da.linalg.norm for a matrix (Frobenius: the square root of the sum of squares). Leave ord= out."
+        )
     raise Hint(
         "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
         "first 10 columns of u, values of s, rows of v)."

@@ -289,6 +289,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "persisted data itself, which would then change for every later cell. demean must leave its argument as it "
             "was and return a new frame."
         )
+    if hasattr(out, "columns") and "x_demeaned" not in out.columns and len(out) == len(original):
+        have = ", ".join(str(c) for c in out.columns)
+        raise Hint(f"demean returns the whole partition, but with no column named x_demeaned (its columns: {have}). Name the new column x_demeaned.")
     if out is None or "x_demeaned" not in getattr(out, "columns", []):
         what = "nothing (None)" if out is None else f"{describe(out)}{' (one column, not the whole partition)' if not hasattr(out, 'columns') else ''}"
         raise Hint(f"demean should return the whole partition with a new column named x_demeaned; it returned {what}.")
@@ -437,7 +440,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
     lengths = list(ddf.map_partitions(len).compute())
     others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
-    if others:
+    selects = any(w in (answer_cell(ns, "rows_in_partition_2") or "") for w in (".partitions[", "get_partition(", "to_delayed(", ".blocks["))
+    if others and selects:
         raise Hint(f"that is the row count of partition {others[0]}: partitions are numbered from 0, select the one the question names.")
     raise Hint("that is not the row count of partition 2: select that one partition (counting from 0) and take its length.")
 

@@ -142,3 +142,30 @@ def test_review_14_hints_say_what_is_wrong(key, code, said, client):
     verdict = judge(key, answer(ns, key, code))
     assert_rejected(key, ns, verdict, said)
     assert "rounded so far" not in verdict.message and "other data" not in verdict.message, verdict.message
+
+
+HINTS_A = [
+    (
+        "02-1",
+        "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = float((da.linalg.norm(x - approx, ord=np.inf) / da.linalg.norm(x, ord=np.inf)).compute())",
+        "another norm",
+    ),
+    ("04-1", "def demean(df):\n    return df.assign(x_demean=df['x'] - df['x'].mean())\n\ndemeaned = ddf.map_partitions(demean)", "no column named x_demeaned"),
+    ("04-2", "rows_in_partition_2 = len(ddf.partitions[0])", "numbered from 0"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), HINTS_A, ids=[k for k, _, _ in HINTS_A])
+def test_review_14_hints_of_00_04_say_what_is_wrong(key, code, said, client):
+    ns = notebook_namespace(key, client)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, said)
+
+
+def test_04_2_a_count_that_selects_no_partition_is_not_told_it_picked_partition_0(client):
+    """Review 14: a date_range length that equals partition 0's count was told "that is the row count of partition 0"."""
+    ns = notebook_namespace("04-2", client)
+    code = "rows_in_partition_2 = len(pd.date_range('2000-01-01', '2000-01-02', freq='600s', inclusive='left'))"
+    verdict = judge("04-2", answer(ns, "04-2", code))
+    assert len(ns["ddf"].partitions[0]) == ns["rows_in_partition_2"], "the case needs partition 0's count"
+    assert not verdict.correct and "partition 0" not in verdict.message, verdict.message

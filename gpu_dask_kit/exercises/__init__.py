@@ -36,7 +36,7 @@ from ..notebook.cellreads import names_read
 from ..notebook.rerun import cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
-from .elsewhere import made_elsewhere
+from .elsewhere import looks_up, made_elsewhere, outside_lesson
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -154,7 +154,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if gone:
         return Verdict(False, True, GONE.format(key=key, what=gone, cells=_remake(namespace, exercise.names)))
     try:
-        _not_changed_after(namespace, exercise.names)
+        _not_changed_after(namespace, exercise.names, key)
         text = exercise.judge(answers, namespace)
     except Hint as hint:
         return _not_yet(key, hint)
@@ -177,7 +177,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     return Verdict(True, True, f"Correct ({key}): {text}")
 
 
-def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
+def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: str = "") -> None:
     """A :class:`Hint` when the answer cell writes values into an answer after making it (``m[:] = ...``): the values
     then come from that later line, whatever made the answer first (learner review 11: a pandas groupby of every row
     written into the Series a Dask groupby had made was "Correct")."""
@@ -187,6 +187,19 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...]) -> Non
             raise Hint(
                 f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "
                 f"(worked out in this notebook). Let the Dask computation's result itself be {name}."
+            )
+        lookup = looks_up(answer_cell(namespace, name), namespace)
+        if lookup is not None:
+            raise Hint(
+                f"your answer cell looks a value up by a name built while it runs ({lookup}(...)): where {name} comes from "
+                "cannot be read from the cell. Write the computation out in the cell itself."
+            )
+        outside = outside_lesson(answer_cell(namespace, name), key, names, namespace)
+        if outside is not None:
+            raise Hint(
+                f"your answer cell reads `{outside}`, which no cell of the lesson above this exercise makes (a cell of your "
+                f"own, or one further down): what {name} takes from it was worked out outside this cell. Compute {name} in "
+                "this cell, from the lesson's data."
             )
         source = made_elsewhere(answer_cell(namespace, name), name, namespace)
         if source is not None:

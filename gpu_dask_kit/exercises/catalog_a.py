@@ -29,6 +29,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
     check_a(a, n)
+    if "from_array(" in (answer_cell(ns, "a") or ""):
+        raise Hint(
+            "a is made from an array built here in the notebook (from_array of NumPy numbers): the notebook holds all N "
+            "numbers first, and Dask only cuts them up. Let Dask make the numbers itself, chunk by chunk (as the lesson's "
+            "arrays are made), so that no chunk has to exist here."
+        )
     if not is_lazy(total):
         raise Hint(
             f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
@@ -125,8 +131,26 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     numbers_read(cell, None, limits, name="cluster_memory")
     require_each_limit(cell, "cluster_memory", limits)
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
+    if cell is not None and not _asks_the_cluster(cell, ns):
+        raise Hint(
+            "your answer cell never asks the cluster (no session, client or scheduler_info in it): the number comes from "
+            f"somewhere else (a file, a setting, a value kept from before), not from the workers. {look}"
+        )
     size_answer(value, expected, "cluster_memory", look)
     return f"that is how much host memory the {len(limits)} workers may use together."
+
+
+def _asks_the_cluster(cell: str, ns: dict[str, Any]) -> bool:
+    """True when the answer cell reads a session or a client, or gets one (``current_session()``, ``get_client()``).
+
+    >>> _asks_the_cluster("m = int(open('total.txt').read())", {}), _asks_the_cluster("m = get_client().scheduler_info()", {})
+    (False, True)
+    """
+    from ..notebook.cellreads import names_read
+
+    if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "scheduler_info(")):
+        return True
+    return any(hasattr(ns.get(n), "scheduler_info") or hasattr(getattr(ns.get(n), "client", None), "scheduler_info") for n in names_read(cell, ns))
 
 
 # --- 01 · GPU cluster set-up -------------------------------------------------------------------------

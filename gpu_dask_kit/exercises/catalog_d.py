@@ -10,6 +10,7 @@ from dask.utils import key_split
 from distributed import Future, futures_of
 
 from .. import scheduler_view
+from .elsewhere import unchanged_when
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
 from .replay import NotReplayed, _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
@@ -200,6 +201,8 @@ def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
             func = node.func if isinstance(node, ast.Call) else None
             if func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING:
                 return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in _COMPARING:
+                return True  # max handed on: dask.delayed(max)(single_fits, key=...) (learner review 15: a false reject)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 made_here.add(node.id)
     known = {"features", "single_fits", "dask", "session", "client", "np", "pd", "df", "data_future", "fit_ols", "fit_one"}
@@ -390,7 +393,29 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
     if others != expected:
         raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
+    _follows_other_data_05_2(ns)
     return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
+
+
+def _follows_other_data_05_2(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell, run again on other data, gives the same x0_results: the results were
+    taken from fits made before it ran (learner review 15: ``x0_results = results[:11]``, the lesson's table of pairs)."""
+    made = _other_data(ns)
+    client = getattr(ns.get("session"), "client", None) or ns.get("client")
+    tree = _parse(answer_cell(ns, "x0_results") or "")
+    if made is None or client is None or tree is None or _assigned(tree, "lazy_fits") is None:
+        return  # lazy_fits made by an earlier run of the cell: run again, this cell alone could not follow other data
+    future = client.scatter(made[0], broadcast=True, hash=False)
+    try:
+        kept = unchanged_when(ns, "x0_results", {"df": made[0], "data_future": future})
+    finally:
+        future.release()
+    if kept:
+        raise Hint(
+            "x0_results does not follow the data: run again on other data (another y), your answer cell gives the same "
+            "results, so they were taken from fits made before it ran, not from the fits it sends to the cluster. Let the "
+            "computation of your lazy_fits make x0_results."
+        )
 
 
 def _side_by_side(ns: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ from .zeroed import require_contributes
 __all__ = ["counted_on_cluster", "COUNTING"]
 
 #: Task-prefix words of a count per group on the cluster (groupby size/count, value_counts' shuffle).
-COUNTING = ("size", "count", "value", "shuffle")
+COUNTING = ("size", "count", "value_counts", "value-counts", "valuecounts", "shuffle")  # not "value": .values is no count
 OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tree): its own prefixes tell it apart
 
 
@@ -55,6 +55,15 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     if streak(runs) >= 3:
         raise Hint("the data was counted in many separate computations, one after another: one groupby answers it in one computation.")
     counted = any(word in p for p in last for word in COUNTING) and not any(p.startswith(OTHER_REDUCTIONS) for p in last)
+    # A groupby reduction whose result is the right count (the judge compared the values first) counted per code, however
+    # it is spelled: a sum of ones, an aggregation's "count" (learner review 15: told "to_delayed ... by hand").
+    counted = counted or ("eq" not in last and any(p.endswith("-tree") or "aggregation" in p for p in last))
+    if not counted and any(p.endswith("-values") or p.startswith(("values", "to_dask_array")) for p in last):
+        raise Hint(
+            "your answer cell brings the column to this notebook as an array (.values, .to_dask_array()) and counts it "
+            "here, on one core: every row comes back. Let the workers count per code (a groupby, or value_counts); bring "
+            "back only the counts."
+        )
     if not counted and "eq" in last and any(p.startswith("sum") for p in last):
         raise Hint(
             "the workers counted, but one code at a time: a mask over all rows and its sum for every code. A groupby "

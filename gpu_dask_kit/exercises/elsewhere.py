@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from ..notebook.cellreads import names_read
+from ..notebook.skipped import names_above
 from .model import Hint
 from .replay import answer_cell
 
-__all__ = ["made_elsewhere", "notebook_rows_read", "reads_other_data", "require_no_notebook_rows", "unchanged_when", "same"]
+__all__ = ["outside_lesson", "looks_up", "made_elsewhere", "notebook_rows_read", "reads_other_data", "require_no_notebook_rows", "unchanged_when", "same"]
 
 #: Relative difference below which two floats are the same value (``a + (b - a)`` is not always ``b`` in floating point).
 TOLERANCE = 1e-9
@@ -124,6 +125,53 @@ def made_elsewhere(cell: str | None, name: str, namespace: dict[str, Any]) -> st
         if _data(value) and same(value, answer):
             return other
     return None
+
+
+def _constant(value: Any) -> bool:
+    """A small whole number (a rank k, a chunk count): a learner may well set it in a cell of their own."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 1000
+
+
+def outside_lesson(cell: str | None, key: str, answers: tuple[str, ...], namespace: dict[str, Any]) -> str | None:
+    """A data name the answer cell reads that no cell of the lesson above the exercise makes (a scratch cell of the
+    learner's, or a cell further down), or None; None also when the open notebook is not known.
+
+    The answer then takes something (a slice, an index, a rounding, a sum of typed limits...) from values worked out
+    outside the answer cell (learner review 15: ``x0_results = here12[:11]``, ``fraction = vals[1]``, ``speed_up =
+    speed_ups[N_MAX]`` from the table the notebook makes after the exercise)."""
+    lesson = names_above(namespace, key)
+    if cell is None or lesson is None:
+        return None
+    for name in sorted(names_read(cell, namespace) - lesson - set(answers) - IPYTHON):
+        value = namespace.get(name)
+        if ((_data(value) and not _constant(value)) or _own_function(value)) and not name.startswith("__"):
+            return name
+    return None
+
+
+def _own_function(value: Any) -> bool:
+    """A function (or a ``functools.partial``) defined in the notebook: a learner's helper, not a library's."""
+    import functools
+    import types
+
+    if isinstance(value, functools.partial):
+        return True
+    return isinstance(value, types.FunctionType) and getattr(value, "__module__", None) in ("__main__", None)
+
+
+#: Looking a value up by a name built at run time: where it comes from cannot be read from the cell.
+LOOKUPS = ("globals", "locals")  # (eval of typed numbers: the typed-number checks say more)
+
+
+def looks_up(cell: str | None, namespace: dict[str, Any]) -> str | None:
+    """The run-time lookup (``globals()``, ``eval(...)``...) the answer cell calls, or None.
+
+    >>> looks_up("m = globals()['XM']", {}), looks_up("m = locals()['XM']", {}), looks_up("m = f(x)", {}) is None
+    ('globals', 'locals', True)
+    """
+    if cell is None:
+        return None
+    return next((n for n in LOOKUPS if n in names_read(cell, namespace) and n not in namespace), None)
 
 
 def _frame(value: Any) -> bool:

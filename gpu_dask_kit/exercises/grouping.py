@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay, _parse, nodes_making, rounding_in
+from .replay import Replay, _parse, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -91,7 +91,7 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
     if gathered:
         raise Hint(
             f"your answer cell brings every row of {gathered} to this notebook (a .compute() of it, or a .head() of every "
-            f"partition) on the way to {name}: "
+            f"partition, on the way to {name} or in a function the cell defines): "
             "the values then come from pandas here, on one core, whatever else the cell computes on the workers. "
             f"Where to look: let one Dask groupby aggregation make {name} on the workers, and bring back only its result."
         )
@@ -152,13 +152,15 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
 
 
 def _gathers(cell: str, name: str, frames: set[str]) -> str | None:
-    """The frame (of ``frames``) that the statements making ``name`` compute whole (``ddf.compute()``,
+    """The frame (of ``frames``) that the answer cell computes whole (``ddf.compute()``,
     ``ddf[["name", "y"]].compute()``, ``ddf.head(len(ddf), npartitions=-1)``): every row comes to the notebook; None
     when none does."""
     tree = _parse(cell)
     if tree is None:
         return None
-    for node in nodes_making(tree, name):
+    # Anywhere in the cell, not only in the statements making name: inside a helper the cell defines (``def keep(r):
+    # return raw.compute()...``, learner review 15) the gather would hide from them.
+    for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         every = node.func.attr == "head" and any(k.arg == "npartitions" and ast.unparse(k.value) == "-1" for k in node.keywords)

@@ -28,7 +28,7 @@ from typing import Any
 
 from .cellreads import _stored
 
-__all__ = ["cell_making"]
+__all__ = ["cell_making", "names_above"]
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 
@@ -58,6 +58,55 @@ def _heading(source: str) -> str | None:
     """The last Markdown heading in a cell's text, without its ``#`` and emphasis."""
     found = [line.lstrip("#").strip() for line in source.splitlines() if re.match(r"#{1,6}\s", line)]
     return found[-1].replace("`", "").replace("*", "") if found else None
+
+
+def _code_cells(namespace: Any) -> list[str] | None:
+    """The sources of the open notebook's code cells, in order; None when the notebook is not known."""
+    path = _notebook(namespace)
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path is not None else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(cells, list):
+        return None
+    sources = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            sources.append("".join(source) if isinstance(source, list) else str(source))
+    return sources
+
+
+def names_above(namespace: Any, key: str) -> set[str] | None:
+    """The names the open notebook's code cells above exercise ``key``'s answer cell bind (the lesson's names, the
+    earlier exercises' answers included); None when the notebook or the exercise's check cell is not found.
+
+    >>> import json, os, tempfile
+    >>> cells = [{"cell_type": "code", "source": "medians = {1: 2.0}"},
+    ...          {"cell_type": "code", "source": "speed_up = ..."},
+    ...          {"cell_type": "code", "source": 'exercises.check("07-2", globals())'},
+    ...          {"cell_type": "code", "source": "speed_ups = {1: 1.0}"}]
+    >>> path = os.path.join(tempfile.mkdtemp(), "07.ipynb")
+    >>> _ = open(path, "w").write(json.dumps({"cells": cells}))
+    >>> sorted(names_above({"__session__": path}, "07-2")), names_above({"__session__": path}, "01-1") is None
+    (['medians'], True)
+    """
+    sources = _code_cells(namespace)
+    if sources is None:
+        return None
+    checks = [i for i, source in enumerate(sources) if re.search(rf"""exercises\.check\(\s*["']{re.escape(key)}["']""", source)]
+    if not checks or checks[0] < 1:
+        return None
+    names: set[str] = set()
+    for source in sources[: checks[0] - 1]:  # the cell right above the check is the answer cell
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for statement in tree.body:
+            names |= _stored(statement)
+    return names
 
 
 def cell_making(namespace: Any, name: str) -> str | None:

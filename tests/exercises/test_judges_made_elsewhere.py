@@ -4,10 +4,13 @@ with a hint that names the outside value and hides the answer. Right answers sta
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from gpu_dask_kit.exercises import judge
 
+from ..test_exercises_cases import RIGHT
 from .helpers import answer, assert_rejected, notebook_namespace
 
 LIMITS = "session.client.scheduler_info(n_workers=-1)['workers'].values()"
@@ -169,3 +172,117 @@ def test_04_2_a_count_that_selects_no_partition_is_not_told_it_picked_partition_
     verdict = judge("04-2", answer(ns, "04-2", code))
     assert len(ns["ddf"].partitions[0]) == ns["rows_in_partition_2"], "the case needs partition 0's count"
     assert not verdict.correct and "partition 0" not in verdict.message, verdict.message
+
+
+# Learner review 15: a slice, an index, a filter or a rounding of a value made outside the lesson's cells matches no
+# variable as a whole. The rule: an answer cell that reads data no cell of the lesson above the exercise makes is
+# told so (the open notebook is known in JupyterLab through __session__; here it is set to the real notebook).
+NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "..", "notebooks")
+
+
+def _in_notebook(key, client):
+    ns = notebook_namespace(key, client)
+    ns["__session__"] = next(os.path.join(NOTEBOOKS, f) for f in sorted(os.listdir(NOTEBOOKS)) if f.startswith(key[:2]) and f.endswith(".ipynb"))
+    return ns
+
+
+OUTSIDE = [
+    (
+        "05-2",
+        "here12 = tuple(fit_one(df, ('x0', f)) for f in features if f != 'x0') + ('spare',)",
+        FITS + "x0_results = dask.compute(*lazy_fits)\nx0_results = here12[:-1]",
+        "here12",
+    ),
+    ("06-1", "here_more = np.concatenate([x.compute().sum(axis=0), np.zeros(3)])", SUMS + "col_sums_local = here_more[:10]", "here_more"),
+    ("06-2", f"vals = [0.5, x.nbytes / sum(w['memory_limit'] for w in {LIMITS})]", "fraction = vals[1]", "vals"),
+    ("06-2", "my_limits = [2**30, 2**30]", "fraction = x.nbytes / sum(my_limits)", "my_limits"),
+    ("07-2", "", "speed_up = speed_ups[N_MAX]", "speed_ups"),
+    ("07-2", "ratios = [1.0, medians[1] / medians[max(medians)]]", "speed_up = medians[1] / medians[N_MAX]\nspeed_up = ratios[-1]", "ratios"),
+    ("08-2", "typed5 = ['with-slot'] * 5", SLOT + "slot_workers = typed5[:len(session.client.gather(slot_futures))]", "typed5"),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code", "name"), OUTSIDE, ids=[f"{k}-{n}" for k, _, _, n in OUTSIDE])
+def test_data_from_outside_the_lessons_cells_is_named(key, scratch, code, name, client):
+    ns = _in_notebook(key, client)
+    if key.startswith("08"):
+        ns["session"].n_workers = 2
+    exec(scratch, ns)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, f"reads `{name}`, which no cell of the lesson above this exercise makes")
+    for future in [v for v in ns.values() if hasattr(v, "cancel") and hasattr(v, "key")]:
+        future.cancel()
+
+
+@pytest.mark.parametrize("key", sorted(RIGHT))
+def test_right_answers_still_pass_where_the_notebook_is_known(key, client):
+    for code in RIGHT[key]:
+        ns = _in_notebook(key, client)
+        if key.startswith("08"):
+            ns["session"].n_workers = 2
+        verdict = judge(key, answer(ns, key, code))
+        assert verdict.correct, (key, code, verdict.message)
+
+
+# Learner review 15's false rejects (right answers refused) and false accepts that are not about a value kept.
+RIGHT_15 = [
+    ("02-1", "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = float(da.sqrt(((x - approx) ** 2).mean() / (x ** 2).mean()).compute())"),
+    (
+        "05-1",
+        FITS1.replace("res = dask.compute(*single_fits)\n", "")
+        + "best = dask.delayed(max)(single_fits, key=lambda r: r[3])\nbest_single_feature = best.compute()[0][0]",
+    ),
+    ("07-1", "rows_per_name = dd.read_parquet(PROCESSED).assign(one=1).groupby('name').one.sum().compute()"),
+    ("07-1", "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').agg({'x': 'count'}).x.compute()"),
+]
+
+
+@pytest.mark.parametrize(("key", "code"), RIGHT_15, ids=[f"{k}-{i}" for i, (k, _) in enumerate(RIGHT_15)])
+def test_review_15_right_answers_pass(key, code, client):
+    ns = _in_notebook(key, client)
+    verdict = judge(key, answer(ns, key, code))
+    assert verdict.correct, verdict.message
+
+
+WRONG_15 = [
+    ("00-1", "a = da.from_array(np.arange(N), chunks=N // 10)\ntotal = (a ** 2).sum()", "built here in the notebook"),
+    (
+        "07-1",
+        "codes = dd.read_parquet(PROCESSED).name.values.compute()\nu, c = np.unique(codes, return_counts=True)\nrows_per_name = pd.Series(c, index=u)",
+        "as an array",
+    ),
+    (
+        "03-1",
+        "d = ddf.groupby('name').y.max()\ndef gather_max(r):\n    return raw.compute().groupby('name').y.max()\n\nmax_y_by_name = gather_max(d.compute())",
+        "every row of raw",
+    ),
+    (
+        "00-2",
+        "import os, tempfile\np = os.path.join(tempfile.mkdtemp(), 'total.txt')\n_ = open(p, 'w').write(str(2 * 2**30))\ncluster_memory = int(open(p).read())",
+        "never asks the cluster",
+    ),
+    ("00-2", "XM = 2 * 2**30\ncluster_memory = globals()['XM']", "globals(...)"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), WRONG_15, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG_15)])
+def test_review_15_wrong_answers_are_refused(key, code, said, client):
+    ns = _in_notebook(key, client)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, said)
+
+
+def test_05_2_results_taken_from_the_lessons_table_do_not_follow_the_data(client):
+    """Learner review 15: `x0_results = results[:11]` (the lesson's fits of every pair) after a right compute."""
+    ns = _in_notebook("05-2", client)
+    exec("from itertools import combinations\nresults = dask.compute(*[fit_ols(data_future, p) for p in combinations(features, 2)])", ns)
+    n = len(ns["features"]) - 1
+    verdict = judge("05-2", answer(ns, "05-2", FITS + f"x0_results = dask.compute(*lazy_fits)\nx0_results = results[:{n}]"))
+    assert_rejected("05-2", ns, verdict, "does not follow the data")
+
+
+def test_00_2_a_helper_from_another_cell_is_named(client):
+    ns = _in_notebook("00-2", client)
+    exec("def my_total():\n    return 2 * 2**30", ns)
+    verdict = judge("00-2", answer(ns, "00-2", "cluster_memory = my_total()"))
+    assert_rejected("00-2", ns, verdict, "reads `my_total`")

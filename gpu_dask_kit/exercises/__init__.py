@@ -206,7 +206,7 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
             raise Hint(
                 f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
                 f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
-                f"Let {name} be the result of the Dask computation in this cell itself."
+                f"Let {name} be what this cell itself computes."
             )
         if changed_after(answer_cell(namespace, name), name) is not None:
             raise Hint(

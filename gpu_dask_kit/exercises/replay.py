@@ -361,7 +361,7 @@ def replay(namespace: dict[str, Any], names: tuple[str, ...], watch: bool = True
         gc.collect()  # futures nobody holds any more are released ...
         wait_for_releases(client, SETTLE)  # ... and their release reaches the scheduler: else a result in memory would not run again
     marks = []
-    with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), _quiet_client_log():
         for node in tree.body:
             marks.append(scheduler_now(client) if watch else 0.0)
             exec(compile(ast.Module(body=[node], type_ignores=[]), "<your answer cell, run again by the check>", "exec"), scratch)
@@ -375,6 +375,21 @@ def replay(namespace: dict[str, Any], names: tuple[str, ...], watch: bool = True
     needs = {n: _depends(tree.body, n) for n in names}
     reads = {n: {r: scratch[r] for i in needs[n] for r in _names(tree.body[i])[1] if r in scratch} for n in names}
     return Replay(ast.unparse(tree), runs, {n: scratch.get(n, Ellipsis) for n in names}, steps, needs, reads)
+
+
+@contextlib.contextmanager
+def _quiet_client_log() -> Any:
+    """distributed's client logs to the stderr its handler captured at import, which redirect_stderr does not reach:
+    while the check runs a cell again, its warnings ("Couldn't gather 11 keys, rescheduling") are the check's noise."""
+    import logging
+
+    logger = logging.getLogger("distributed.client")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _futures(value: Any) -> list[Any]:

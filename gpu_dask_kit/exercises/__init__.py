@@ -198,7 +198,7 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
         if outside is not None:
             raise Hint(
                 f"your answer cell reads `{outside}`, which no cell of the lesson above this exercise makes (a cell of your "
-                f"own, or one further down): what {name} takes from it was worked out outside this cell. Compute {name} in "
+                "own, or one further down): what your answer takes from it was worked out outside this cell. Compute it in "
                 "this cell, from the lesson's data."
             )
         source = made_elsewhere(answer_cell(namespace, name), name, namespace)

@@ -161,6 +161,11 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
     opts = ans["workshop_options"]
     fresh(ns, ("workshop_options",))
+    if "start_cluster(" in (answer_cell(ns, "workshop_options") or ""):
+        raise Hint(
+            "your answer cell starts a cluster (start_cluster), which replaces the lesson's one, to read its options back: "
+            "the question asks for the options alone. kit.ClusterOptions(...) checks them and starts nothing."
+        )
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {describe(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     if opts.device == "cpu":

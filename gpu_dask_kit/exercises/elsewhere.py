@@ -127,36 +127,74 @@ def made_elsewhere(cell: str | None, name: str, namespace: dict[str, Any]) -> st
     return None
 
 
-def _constant(value: Any) -> bool:
-    """A small whole number (a rank k, a chunk count): a learner may well set it in a cell of their own."""
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 1000
+def _carries_numbers(value: Any, depth: int = 0) -> bool:
+    """True for data with numbers in it that could carry an answer: a float, a large whole number, an array, a pandas
+    or cuDF object, or a list/tuple/dict holding one. Strings, booleans, small whole numbers and containers of only
+    those are parameters (a column name, a feature list, a resources dict, a rank k): a learner may set them anywhere.
+
+    >>> [_carries_numbers(v) for v in (0.5, 2**31, 10, "x0", ["--n-workers", "4"], {"GPU_SLOT": 1}, [0.5, 0.1])]
+    [True, True, False, False, False, False, True]
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, (str, bytes)):
+        return False
+    if isinstance(value, int):
+        return abs(value) >= 1000
+    if isinstance(value, (numbers.Number, np.generic, np.ndarray)) or hasattr(value, "__cuda_array_interface__"):
+        return True
+    if hasattr(value, "equals") and hasattr(value, "shape") and not hasattr(value, "__dask_graph__"):
+        return True
+    if isinstance(value, (list, tuple)) and depth < 4 and len(value) <= 1000:
+        return any(_carries_numbers(v, depth + 1) for v in value)
+    if isinstance(value, dict) and depth < 4 and len(value) <= 1000:
+        return any(_carries_numbers(v, depth + 1) for v in value.values())
+    return False
+
+
+def _stored_anywhere(cell: str) -> set[str]:
+    """Every name the cell binds, wherever (a for loop's target, a with ... as, a def, an import, a walrus)."""
+    import ast
+
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return set()
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    names |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return names
+
+
+#: Exercises whose answer is a value a learner may well write out (a size worked out by hand from the prompt's numbers):
+#: reading a number set in another cell is fine there.
+VALUES_WRITTEN_OUT = frozenset({"01-1", "01-2", "02-2", "09-2"})
+
+
+def _on_the_cluster(value: Any) -> bool:
+    """A Dask collection or a future (or a list of futures): judged by its graph and its keys, not by its values."""
+    if isinstance(value, (list, tuple)) and value:
+        return all(_on_the_cluster(v) for v in value)
+    return hasattr(value, "__dask_graph__") or (hasattr(value, "key") and hasattr(value, "cancel"))
 
 
 def outside_lesson(cell: str | None, key: str, answers: tuple[str, ...], namespace: dict[str, Any]) -> str | None:
-    """A data name the answer cell reads that no cell of the lesson above the exercise makes (a scratch cell of the
-    learner's, or a cell further down), or None; None also when the open notebook is not known.
+    """A name of data with numbers in it (see ``_carries_numbers``) that the answer cell reads, that no cell of the
+    lesson above the exercise makes (a scratch cell of the learner's, or a cell further down), or None; None also when
+    the open notebook is not known.
 
     The answer then takes something (a slice, an index, a rounding, a sum of typed limits...) from values worked out
     outside the answer cell (learner review 15: ``x0_results = here12[:11]``, ``fraction = vals[1]``, ``speed_up =
-    speed_ups[N_MAX]`` from the table the notebook makes after the exercise)."""
+    speed_ups[N_MAX]`` from the table the notebook makes after the exercise). A learner's own helper functions and
+    parameters (names, flags, small constants) are not named (review 16: they were, in right answers); the data a
+    helper function reads is (``def pick(v): return X``)."""
+    if key in VALUES_WRITTEN_OUT or all(_on_the_cluster(namespace.get(a)) for a in answers):
+        return None  # (a lazy or persisted answer is judged by its graph: a number set elsewhere is a parameter there)
     lesson = names_above(namespace, key)
     if cell is None or lesson is None:
         return None
-    for name in sorted(names_read(cell, namespace) - lesson - set(answers) - IPYTHON):
-        value = namespace.get(name)
-        if ((_data(value) and not _constant(value)) or _own_function(value)) and not name.startswith("__"):
+    for name in sorted(names_read(cell, namespace) - _stored_anywhere(cell) - lesson - set(answers) - IPYTHON):
+        if _carries_numbers(namespace.get(name)) and not name.startswith("__"):
             return name
     return None
-
-
-def _own_function(value: Any) -> bool:
-    """A function (or a ``functools.partial``) defined in the notebook: a learner's helper, not a library's."""
-    import functools
-    import types
-
-    if isinstance(value, functools.partial):
-        return True
-    return isinstance(value, types.FunctionType) and getattr(value, "__module__", None) in ("__main__", None)
 
 
 #: Looking a value up by a name built at run time: where it comes from cannot be read from the cell.

@@ -278,7 +278,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if found is None:  # not in IPython (no input history): the scheduler's latest computation
         ran_on_cluster(ns)
     else:
-        ratio_in_one_run(found)
+        ratio_in_one_run(found, ns)
     s = np.asarray(ns["s_host"], dtype=float)
     # the shortcut written out in NumPy after a Dask run (which it overwrites), or times D / D: worked out here
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)

@@ -10,6 +10,7 @@ from dask.utils import key_split
 from distributed import Future, futures_of
 
 from .. import scheduler_view
+from ..notebook.cellreads import _function_globals
 from .elsewhere import unchanged_when
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
@@ -205,10 +206,16 @@ def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
                 return True  # max handed on: dask.delayed(max)(single_fits, key=...) (learner review 15: a false reject)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 made_here.add(node.id)
+    if any(_COMPARING & _function_globals(ns.get(n), set()) for statement in body for n in _loaded(statement)):
+        return True  # a helper function of the learner's that compares (best_of(single_fits): max inside; review 17)
     known = {"features", "single_fits", "dask", "session", "client", "np", "pd", "df", "data_future", "fit_ols", "fit_one"}
     read = {n.id for statement in body for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     earlier = {n for n in read - made_here - known if n in ns and not callable(ns[n])}
     return bool(earlier)
+
+
+def _loaded(statement: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _typed_feature(value: ast.expr, tree: ast.Module, ns: dict[str, Any]) -> str | None:

@@ -120,11 +120,24 @@ def made_elsewhere(cell: str | None, name: str, namespace: dict[str, Any]) -> st
     answer = namespace[name]
     if not _data(answer):
         return None
-    for other in sorted(names_read(cell) - {name} - IPYTHON):
+    for other in sorted(names_read(cell, namespace) - {name} - IPYTHON):  # (a helper function's data too)
         value = namespace.get(other)
-        if _data(value) and same(value, answer):
+        if _data(value) and (same(value, answer) or _run_of(answer, value)):
             return other
     return None
+
+
+def _run_of(answer: Any, value: Any) -> bool:
+    """True when ``answer`` (a list or tuple of 2 or more) is a run of consecutive items of the longer ``value``: a slice
+    of values kept from before (learner review 17: ``typed5[:4]``).
+
+    >>> _run_of(["w", "w"], ["w", "w", "w"]), _run_of([1.0, 2.0], (0.0, 1.0, 2.0)), _run_of([1, 3], [1, 2, 3])
+    (True, True, False)
+    """
+    if not (isinstance(answer, (list, tuple)) and isinstance(value, (list, tuple)) and 2 <= len(answer) < len(value)):
+        return False
+    n = len(answer)
+    return any(all(same(answer[j], value[i + j]) for j in range(n)) for i in range(len(value) - n + 1))
 
 
 def _carries_numbers(value: Any, depth: int = 0) -> bool:
@@ -164,6 +177,10 @@ def _stored_anywhere(cell: str) -> set[str]:
     return names
 
 
+#: Exercises about the cluster's own numbers (its workers' memory limits): there a worker count or a limit set in a
+#: cell of the learner's own, however small or written as text ("2GiB"), is typed in (learner review 17).
+ABOUT_THE_CLUSTER = frozenset({"00-2", "06-2"})
+
 #: Exercises whose answer is a value a learner may well write out (a size worked out by hand from the prompt's numbers):
 #: reading a number set in another cell is fine there.
 VALUES_WRITTEN_OUT = frozenset({"01-1", "01-2", "02-2", "09-2"})
@@ -192,7 +209,9 @@ def outside_lesson(cell: str | None, key: str, answers: tuple[str, ...], namespa
     if cell is None or lesson is None:
         return None
     for name in sorted(names_read(cell, namespace) - _stored_anywhere(cell) - lesson - set(answers) - IPYTHON):
-        if _carries_numbers(namespace.get(name)) and not name.startswith("__"):
+        value = namespace.get(name)
+        strict = key in ABOUT_THE_CLUSTER and (_data(value) or isinstance(value, bool))
+        if (strict or _carries_numbers(value)) and not name.startswith("__"):
             return name
     return None
 

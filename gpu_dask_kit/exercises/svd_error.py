@@ -18,8 +18,11 @@ def rank_error(s: Any, k: int) -> float:
     return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
 
 
-def ratio_in_one_run(found: Replay) -> None:
-    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation."""
+def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> None:
+    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation.
+    ``ns``: the notebook's namespace, to follow the helper functions the cell calls to the names they read."""
+    from ..notebook.cellreads import names_read
+
     # A sum of squares, or a mean of them (the same ratio: the counts cancel; learner review 15 had it refused).
     summing = [r for r in found.working("rank10_error") if any("sum" in p or p.startswith("mean_") for p in r["prefixes"])]
     if not summing and found.working("rank10_error") and "ord" in found.cell:
@@ -28,7 +31,7 @@ def ratio_in_one_run(found: Replay) -> None:
             "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
             "sum of all squared entries)."
         )
-    if "x" not in found.reads.get("rank10_error", {}):
+    if "x" not in found.reads.get("rank10_error", {}) and "x" not in names_read(found.cell, ns or {}):
         raise Hint(  # from the singular values alone, here or on the workers: the same shortcut, the same hint
             "the error was worked out from the singular values alone (the theory's shortcut, from values already here or on "
             "the workers), never from x. The exercise "

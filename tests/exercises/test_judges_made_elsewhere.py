@@ -277,7 +277,7 @@ def test_05_2_results_taken_from_the_lessons_table_do_not_follow_the_data(client
     ns = _in_notebook("05-2", client)
     exec("from itertools import combinations\nresults = dask.compute(*[fit_ols(data_future, p) for p in combinations(features, 2)])", ns)
     n = len(ns["features"]) - 1
-    verdict = judge("05-2", answer(ns, "05-2", FITS + f"x0_results = dask.compute(*lazy_fits)\nx0_results = results[:{n}]"))
+    verdict = judge("05-2", answer(ns, "05-2", FITS + f"x0_results = dask.compute(*lazy_fits)\nx0_results = tuple(reversed(results[:{n}]))"))
     assert_rejected("05-2", ns, verdict, "does not follow the data")
 
 
@@ -342,3 +342,39 @@ def test_01_1_options_read_back_from_a_started_cluster_are_refused(client):
     ns["kit"] = type("Kit", (), {"start_cluster": staticmethod(lambda **kw: type("S", (), {"options": kit.ClusterOptions(**kw)})())})
     verdict = judge("01-1", answer(ns, "01-1", code))
     assert_rejected("01-1", ns, verdict, "starts a cluster")
+
+
+# Learner review 17: what the relaxed rule let back in, and two right answers still refused.
+def test_review_17_typed_worker_counts_and_limits_from_own_cells_are_named(client):
+    cases = [
+        ("00-2", "NW = 2", "w0 = next(iter(session.client.scheduler_info(n_workers=-1)['workers'].values()))\ncluster_memory = NW * w0['memory_limit']", "NW"),
+        ("06-2", "GIB_PER_WORKER = 1", "fraction = x.nbytes / (2 * GIB_PER_WORKER * 2**30)", "GIB_PER_WORKER"),
+        ("06-2", "LIM = '1GiB'", "from dask.utils import parse_bytes\nfraction = x.nbytes / (2 * parse_bytes(LIM))", "LIM"),
+    ]
+    for key, scratch, code, name in cases:
+        ns = _in_notebook(key, client)
+        exec(scratch, ns)
+        verdict = judge(key, answer(ns, key, code))
+        assert_rejected(key, ns, verdict, f"`{name}`")
+
+
+def test_review_17_a_slice_of_typed_worker_names_is_named(client):
+    ns = _in_notebook("08-2", client)
+    ns["session"].n_workers = 2
+    exec("typed5 = ['with-slot'] * 5\ndef names_bad(fs):\n    session.client.gather(fs)\n    return typed5[:4]", ns)
+    for code in ("slot_workers = typed5[:len(session.client.gather(slot_futures))]", "slot_workers = names_bad(slot_futures)"):
+        verdict = judge("08-2", answer(ns, "08-2", SLOT + code))
+        assert_rejected("08-2", ns, verdict, "`typed5`")
+        for future in ns["slot_futures"]:
+            future.cancel()
+
+
+def test_review_17_helpers_that_do_the_work_pass(client):
+    ns = _in_notebook("02-1", client)
+    exec("def rel_err(kk):\n    ap = (u[:, :kk] * s[:kk]) @ v[:kk, :]\n    return float((da.linalg.norm(x - ap) / da.linalg.norm(x)).compute())", ns)
+    verdict = judge("02-1", answer(ns, "02-1", "rank10_error = rel_err(10)"))
+    assert verdict.correct, verdict.message
+    ns = _in_notebook("05-1", client)
+    exec("def best_of(fits):\n    res = dask.compute(*fits)\n    return max(res, key=lambda r: r[3])[0][0]", ns)
+    verdict = judge("05-1", answer(ns, "05-1", "single_fits = [fit_ols(data_future, (f,)) for f in features]\nbest_single_feature = best_of(single_fits)"))
+    assert verdict.correct, verdict.message

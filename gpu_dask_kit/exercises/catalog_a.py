@@ -14,7 +14,7 @@ from .chunks import check_a, chunks_merged
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
-from .replay import _parse, answer_cell, typed_in
+from .replay import _assigned, _parse, answer_cell, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -29,7 +29,9 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
     check_a(a, n)
-    if "from_array(" in (answer_cell(ns, "a") or ""):
+    tree = _parse(answer_cell(ns, "a") or "")
+    made = _assigned(tree, "a") if tree is not None else None
+    if made is not None and "from_array(" in ast.unparse(made):  # (a's own statement: total made so is told otherwise)
         raise Hint(
             "a is made from an array built here in the notebook (from_array of NumPy numbers): the notebook holds all N "
             "numbers first, and Dask only cuts them up. Let Dask make the numbers itself, chunk by chunk (as the lesson's "

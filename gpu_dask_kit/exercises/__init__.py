@@ -36,7 +36,7 @@ from ..notebook.cellreads import names_read
 from ..notebook.rerun import cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
-from .elsewhere import looks_up, made_elsewhere, outside_lesson
+from .elsewhere import require_made_in_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -182,33 +182,15 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
     then come from that later line, whatever made the answer first (learner review 11: a pandas groupby of every row
     written into the Series a Dask groupby had made was "Correct")."""
     for name in names:
-        decides = only_decides(answer_cell(namespace, name), name, namespace)
+        cell = answer_cell(namespace, name)
+        decides = only_decides(cell, name, namespace)
         if decides is not None:
             raise Hint(
                 f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "
                 f"(worked out in this notebook). Let the Dask computation's result itself be {name}."
             )
-        lookup = looks_up(answer_cell(namespace, name), namespace)
-        if lookup is not None:
-            raise Hint(
-                f"your answer cell looks a value up by a name built while it runs ({lookup}(...)): where {name} comes from "
-                "cannot be read from the cell. Write the computation out in the cell itself."
-            )
-        outside = outside_lesson(answer_cell(namespace, name), key, names, namespace)
-        if outside is not None:
-            raise Hint(
-                f"your answer cell reads `{outside}`, which no cell of the lesson above this exercise makes (a cell of your "
-                "own, or one further down): what your answer takes from it was worked out outside this cell. Compute it in "
-                "this cell, from the lesson's data."
-            )
-        source = made_elsewhere(answer_cell(namespace, name), name, namespace)
-        if source is not None:
-            raise Hint(
-                f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
-                f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
-                f"Let {name} be what this cell itself computes."
-            )
-        if changed_after(answer_cell(namespace, name), name) is not None:
+        require_made_in_cell(cell, name, key, names, namespace)
+        if changed_after(cell, name) is not None:
             raise Hint(
                 f"your answer cell changes {name} after making it (a later line writes into it: `{name}[...] = ...` or "
                 f"`{name}.update(...)`): the values it holds then come from that later line, not from the computation "

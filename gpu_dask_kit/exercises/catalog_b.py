@@ -52,29 +52,30 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if hasattr(fast, "npartitions") and fast.npartitions != ns["ddf"].npartitions:
         raise Hint(f"ddf_fast has {fast.npartitions} partitions, ddf has {ns['ddf'].npartitions}: make it a persisted copy of ddf itself.")
-    again = remade_after(ns, "ddf", "ddf_fast") if not _same_data(fast, ns["ddf"]) else None
+    same_data = _same_data(fast, ns["ddf"])  # (a fingerprint of the partitions may be computed: once)
+    again = remade_after(ns, "ddf", "ddf_fast") if not same_data else None
     if again:
         raise Hint(f"could not be checked, because {again}")
-    if not _same_data(fast, ns["ddf"]) and made_from(fast, ns["ddf"]) is False:
+    if not same_data and made_from(fast, ns["ddf"]) is False:
         raise Hint(
             "ddf_fast was not computed from ddf on the workers: its data went through this notebook (ddf's rows came here "
             "and were sent back to the cluster as a new frame), so it holds a copy, not ddf's own partitions. Where to "
             "look: the workers can run ddf's tasks and keep the partitions they make; nothing needs to come here."
         )
     fewer = [str(c) for c in getattr(fast, "columns", [])]
-    if not _same_data(fast, ns["ddf"]) and fewer and set(fewer) < {str(c) for c in ns["ddf"].columns}:
+    if not same_data and fewer and set(fewer) < {str(c) for c in ns["ddf"].columns}:
         raise Hint(
             f"ddf_fast holds only some of ddf's columns ({', '.join(fewer)} of {len(ns['ddf'].columns)}). Keeping just the "
             "columns you need is a good habit when worker memory is short, but this exercise asks for a persisted copy "
             "of ddf itself: persist the whole frame, then select in the computation that reads it."
         )
     from_raw = "raw" in ns and _held(fast) <= _computed_keys(ns["raw"])
-    if not _same_data(fast, ns["ddf"]) and not from_raw and _same_values(fast, ns["ddf"]):
+    if not same_data and not from_raw and _same_values(fast, ns["ddf"]):
         raise Hint(
             "ddf_fast holds the same rows as ddf, but as a new collection made from ddf by an extra step (a map_partitions "
             "or another operation): the lesson's ddf is still not in worker memory. Persist ddf itself."
         )
-    if not _same_data(fast, ns["ddf"]):
+    if not same_data:
         source = "raw, the source frame (ddf adds the slow read on top of it)" if from_raw else "other data"
         raise Hint(f"ddf_fast holds the partitions of {source}, not ddf's: keep ddf's own partitions in worker memory.")
     require_computed(ans["mean_x_by_name"], "mean_x_by_name")

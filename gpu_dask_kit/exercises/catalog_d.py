@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import dask
@@ -12,6 +14,7 @@ from distributed import Future, futures_of
 from .. import scheduler_view
 from ..notebook.cellreads import _function_globals
 from .elsewhere import unchanged_when
+from .evidence import client_of
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
 from .replay import NotReplayed, _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
@@ -290,27 +293,38 @@ def _other_data(ns: dict[str, Any]) -> tuple[Any, str] | None:
     return other, max(r2, key=lambda f: r2[f])
 
 
+@contextlib.contextmanager
+def _on_other_data(ns: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str] | None]:
+    """The namespace changes that hand the answer cell ``_other_data`` (as ``df`` and, scattered, as ``data_future``) and
+    the feature with the highest R² there; None when they cannot be made. The scattered copy is released after."""
+    made = _other_data(ns)
+    client = client_of(ns)
+    if made is None or client is None:
+        yield None
+        return
+    future = client.scatter(made[0], broadcast=True, hash=False)
+    try:
+        yield {"df": made[0], "data_future": future}, made[1]
+    finally:
+        future.release()
+
+
 def _follows_other_data(ns: dict[str, Any], best: str) -> None:
     """A :class:`Hint` when the answer cell, run again on other data (``_other_data``, scattered as ``data_future``),
     does not name the feature with the highest R² there: a pick by a hand-set threshold (``next(r for r in res if
     r[3] > 0.3)``, learner review 14) or a name kept from elsewhere. Nothing when the cell cannot be run again."""
-    made = _other_data(ns)
-    session = ns.get("session")
-    client = getattr(session, "client", None) or ns.get("client")
-    if made is None or client is None:
-        return
-    other, expected = made
-    future = client.scatter(other, broadcast=True, hash=False)
-    try:
-        found = replay({**ns, "df": other, "data_future": future}, ("best_single_feature", "single_fits"), watch=False)
-        again = found.values.get("best_single_feature") if found is not None else None
-        failed = None
-    except NotReplayed:
-        return
-    except Exception as err:  # the cell itself fails on that data
-        again, failed = None, type(err).__name__
-    finally:
-        future.release()
+    with _on_other_data(ns) as other:
+        if other is None:
+            return
+        changes, expected = other
+        try:
+            found = replay({**ns, **changes}, ("best_single_feature", "single_fits"), watch=False)
+            again = found.values.get("best_single_feature") if found is not None else None
+            failed = None
+        except NotReplayed:
+            return
+        except Exception as err:  # the cell itself fails on that data
+            again, failed = None, type(err).__name__
     if again == expected or (again is None and failed is None):
         return
     what = f"it fails ({failed})" if failed else "it names another feature"
@@ -407,16 +421,11 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 def _follows_other_data_05_2(ns: dict[str, Any]) -> None:
     """A :class:`Hint` when the answer cell, run again on other data, gives the same x0_results: the results were
     taken from fits made before it ran (learner review 15: ``x0_results = results[:11]``, the lesson's table of pairs)."""
-    made = _other_data(ns)
-    client = getattr(ns.get("session"), "client", None) or ns.get("client")
     tree = _parse(answer_cell(ns, "x0_results") or "")
-    if made is None or client is None or tree is None or _assigned(tree, "lazy_fits") is None:
+    if tree is None or _assigned(tree, "lazy_fits") is None:
         return  # lazy_fits made by an earlier run of the cell: run again, this cell alone could not follow other data
-    future = client.scatter(made[0], broadcast=True, hash=False)
-    try:
-        kept = unchanged_when(ns, "x0_results", {"df": made[0], "data_future": future})
-    finally:
-        future.release()
+    with _on_other_data(ns) as other:
+        kept = other is not None and unchanged_when(ns, "x0_results", other[0])
     if kept:
         raise Hint(
             "x0_results does not follow the data: run again on other data (another y), your answer cell gives the same "

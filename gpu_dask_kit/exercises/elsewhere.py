@@ -12,6 +12,7 @@ never Dask collections, futures, functions or modules.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from typing import Any
 
@@ -19,16 +20,32 @@ import numpy as np
 
 from ..notebook.cellreads import names_read
 from ..notebook.skipped import names_above
+from .judging import host
 from .model import Hint
-from .replay import answer_cell
+from .replay import answer_cell, replay
 
-__all__ = ["outside_lesson", "looks_up", "made_elsewhere", "notebook_rows_read", "reads_other_data", "require_no_notebook_rows", "unchanged_when", "same"]
+__all__ = [
+    "require_made_in_cell",
+    "outside_lesson",
+    "looks_up",
+    "made_elsewhere",
+    "notebook_rows_read",
+    "reads_other_data",
+    "require_no_notebook_rows",
+    "unchanged_when",
+    "same",
+]
 
 #: Relative difference below which two floats are the same value (``a + (b - a)`` is not always ``b`` in floating point).
 TOLERANCE = 1e-9
 
 #: IPython's own names: never a learner's value.
 IPYTHON = frozenset({"In", "Out", "get_ipython", "exit", "quit"})
+
+
+def _pandas_like(value: Any) -> bool:
+    """A pandas or cuDF DataFrame, Series or Index (data in the notebook), not a Dask collection."""
+    return hasattr(value, "equals") and hasattr(value, "shape") and not hasattr(value, "__dask_graph__")
 
 
 def _data(value: Any, depth: int = 0) -> bool:
@@ -43,27 +60,13 @@ def _data(value: Any, depth: int = 0) -> bool:
         return True
     if hasattr(value, "__dask_graph__") or (callable(value) and not hasattr(value, "equals")):
         return False
-    if hasattr(value, "equals") and hasattr(value, "shape"):  # pandas / cuDF Series, DataFrame, Index
-        return True
-    if hasattr(value, "__cuda_array_interface__"):  # a CuPy array
+    if _pandas_like(value) or hasattr(value, "__cuda_array_interface__"):  # (a CuPy array)
         return True
     if isinstance(value, (list, tuple)) and 0 < len(value) <= 1000 and depth < 4:
         return all(_data(v, depth + 1) for v in value)
     if isinstance(value, dict) and 0 < len(value) <= 1000 and depth < 4:
         return all(_data(v, depth + 1) for v in value.values())
     return False
-
-
-def _host(value: Any) -> Any:
-    """A CuPy array or a cuDF object as NumPy / pandas; anything else as it is."""
-    if hasattr(value, "to_pandas"):
-        try:
-            return value.to_pandas()
-        except Exception:
-            return value
-    if hasattr(value, "__cuda_array_interface__") and hasattr(value, "get"):
-        return value.get()
-    return value
 
 
 def same(a: Any, b: Any) -> bool:
@@ -78,7 +81,8 @@ def same(a: Any, b: Any) -> bool:
     """
     if a is b:
         return True
-    a, b = _host(a), _host(b)
+    with contextlib.suppress(Exception):  # (a cuDF object that cannot come to the host: compared as it is)
+        a, b = host(a), host(b)
     try:
         if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
             return type(a) is type(b) and a == b
@@ -154,7 +158,7 @@ def _carries_numbers(value: Any, depth: int = 0) -> bool:
         return abs(value) >= 1000
     if isinstance(value, (numbers.Number, np.generic, np.ndarray)) or hasattr(value, "__cuda_array_interface__"):
         return True
-    if hasattr(value, "equals") and hasattr(value, "shape") and not hasattr(value, "__dask_graph__"):
+    if _pandas_like(value):
         return True
     if isinstance(value, (list, tuple)) and depth < 4 and len(value) <= 1000:
         return any(_carries_numbers(v, depth + 1) for v in value)
@@ -231,9 +235,35 @@ def looks_up(cell: str | None, namespace: dict[str, Any]) -> str | None:
     return next((n for n in LOOKUPS if n in names_read(cell, namespace) and n not in namespace), None)
 
 
+def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[str, ...], namespace: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer ``name`` is not made by its answer cell ``cell``: a run-time lookup
+    (``looks_up``), data from outside the lesson's cells (``outside_lesson``), or a value kept from another cell
+    (``made_elsewhere``)."""
+    lookup = looks_up(cell, namespace)
+    if lookup is not None:
+        raise Hint(
+            f"your answer cell looks a value up by a name built while it runs ({lookup}(...)): where {name} comes from "
+            "cannot be read from the cell. Write the computation out in the cell itself."
+        )
+    outside = outside_lesson(cell, key, answers, namespace)
+    if outside is not None:
+        raise Hint(
+            f"your answer cell reads `{outside}`, which no cell of the lesson above this exercise makes (a cell of your "
+            "own, or one further down): what your answer takes from it was worked out outside this cell. Compute it in "
+            "this cell, from the lesson's data."
+        )
+    source = made_elsewhere(cell, name, namespace)
+    if source is not None:
+        raise Hint(
+            f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
+            f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
+            f"Let {name} be what this cell itself computes."
+        )
+
+
 def _frame(value: Any) -> bool:
     """A pandas or cuDF DataFrame or Series (rows in the notebook), not a Dask collection."""
-    return hasattr(value, "equals") and hasattr(value, "index") and not hasattr(value, "__dask_graph__")
+    return _pandas_like(value) and hasattr(value, "index")
 
 
 def notebook_rows_read(cell: str | None, name: str, namespace: dict[str, Any]) -> str | None:
@@ -277,8 +307,6 @@ def reads_other_data(cell: str, namespace: dict[str, Any], *names: str) -> bool:
 def unchanged_when(namespace: dict[str, Any], name: str, changes: dict[str, Any]) -> bool:
     """True when the answer cell, run again with ``changes`` in its namespace (other inputs), gives ``name`` the same
     value as now: the answer does not follow those inputs. False when it cannot be run again (judged by the rest)."""
-    from .replay import replay
-
     try:
         found = replay({**namespace, **changes}, (name,), watch=False)
     except Exception:

@@ -44,14 +44,19 @@ def _notebook(namespace: Any) -> Path | None:
     return None
 
 
-def _binds(source: str, name: str) -> bool:
-    """True when a cell's code binds ``name`` at its top level (assignment, def, class, import, for target)."""
-    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))  # magics
+def _bound(source: str) -> set[str]:
+    """The names a cell's code binds at its top level (assignment, def, class, import, for target); magics left out."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return False
-    return any(name in _stored(statement) for statement in tree.body)
+        return set()
+    return {name for statement in tree.body for name in _stored(statement)}
+
+
+def _binds(source: str, name: str) -> bool:
+    """True when a cell's code binds ``name`` at its top level."""
+    return name in _bound(source)
 
 
 def _heading(source: str) -> str | None:
@@ -60,8 +65,8 @@ def _heading(source: str) -> str | None:
     return found[-1].replace("`", "").replace("*", "") if found else None
 
 
-def _code_cells(namespace: Any) -> list[str] | None:
-    """The sources of the open notebook's code cells, in order; None when the notebook is not known."""
+def _cells(namespace: Any) -> list[tuple[str, str]] | None:
+    """The open notebook's cells, in order, as (cell type, source); None when the notebook is not known."""
     path = _notebook(namespace)
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path is not None else None
@@ -69,12 +74,12 @@ def _code_cells(namespace: Any) -> list[str] | None:
         return None
     if not isinstance(cells, list):
         return None
-    sources = []
+    found = []
     for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+        if isinstance(cell, dict):
             source = cell.get("source", "")
-            sources.append("".join(source) if isinstance(source, list) else str(source))
-    return sources
+            found.append((str(cell.get("cell_type")), "".join(source) if isinstance(source, list) else str(source)))
+    return found
 
 
 def names_above(namespace: Any, key: str) -> set[str] | None:
@@ -91,46 +96,34 @@ def names_above(namespace: Any, key: str) -> set[str] | None:
     >>> sorted(names_above({"__session__": path}, "07-2")), names_above({"__session__": path}, "01-1") is None
     (['medians'], True)
     """
-    sources = _code_cells(namespace)
-    if sources is None:
+    cells = _cells(namespace)
+    if cells is None:
         return None
+    sources = [source for cell_type, source in cells if cell_type == "code"]
     checks = [i for i, source in enumerate(sources) if re.search(rf"""exercises\.check\(\s*["']{re.escape(key)}["']""", source)]
     if not checks or checks[0] < 1:
         return None
     names: set[str] = set()
     for source in sources[: checks[0] - 1]:  # the cell right above the check is the answer cell
-        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        for statement in tree.body:
-            names |= _stored(statement)
+        names |= _bound(source)
     return names
 
 
 def cell_making(namespace: Any, name: str) -> str | None:
     """'the 2nd code cell under the heading "Futures: ..."': the first code cell of the open notebook that makes
     ``name``; None when the notebook is not known or no cell of it makes ``name``."""
-    path = _notebook(namespace)
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path is not None else []
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
     heading, under = None, 0
-    for cell in cells if isinstance(cells, list) else []:
-        source = cell.get("source", "") if isinstance(cell, dict) else ""
-        source = "".join(source) if isinstance(source, list) else str(source)
-        if cell.get("cell_type") == "markdown":
+    for cell_type, source in _cells(namespace) or []:
+        if cell_type == "markdown":
             found = _heading(source)
             if found:
                 heading, under = found, 0
             continue
-        if cell.get("cell_type") != "code":
+        if cell_type != "code":
             continue
         under += 1
         if _binds(source, name):
             place = f"{_ORDINALS.get(under, f'{under}th')} code cell"
-            where = f'under the heading "{heading}"' if heading else f"of {os.path.basename(str(path))}"
+            where = f'under the heading "{heading}"' if heading else f"of {os.path.basename(str(_notebook(namespace)))}"
             return f"the {place} {where}"
     return None

@@ -78,17 +78,29 @@ CASES = [
 ]
 
 
-def _scratch_then_answer(key, code, client):
+NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "..", "notebooks")
+
+
+def _in_notebook(key, client):
+    """The corpus' notebook namespace with the real notebook of ``key`` open (``__session__``, as JupyterLab sets it)."""
     ns = notebook_namespace(key, client)
+    ns["__session__"] = next(os.path.join(NOTEBOOKS, f) for f in sorted(os.listdir(NOTEBOOKS)) if f.startswith(key[:2]) and f.endswith(".ipynb"))
+    return ns
+
+
+def _judged(key, client, code, scratch="", in_notebook=False):
+    """(namespace, verdict): ``scratch`` run as a cell of the learner's own, then ``code`` as the answer cell of ``key``,
+    in the corpus' notebook namespace (``in_notebook``: with the real notebook known, as in JupyterLab)."""
+    ns = _in_notebook(key, client) if in_notebook else notebook_namespace(key, client)
     if key.startswith("08"):
-        ns["session"].n_workers = 2
-    exec(SCRATCH[key], ns)
+        ns["session"].n_workers = 2  # as the kit's session has it
+    exec(scratch, ns)
     return ns, judge(key, answer(ns, key, code))
 
 
 @pytest.mark.parametrize(("key", "code"), CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CASES)])
 def test_a_value_worked_out_before_the_answer_cell_is_not_the_answer(key, code, client):
-    ns, verdict = _scratch_then_answer(key, code, client)
+    ns, verdict = _judged(key, client, code, SCRATCH[key])
     outside = [n for n in ("XM", "X", "MX", "prev", "here", "here_sums", "my_number", "pvc", "my_ratio", "typed") if n in ns]
     assert_rejected(key, ns, verdict, f"`{outside[0]}`")
     for future in [v for v in ns.values() if hasattr(v, "cancel") and hasattr(v, "key")]:
@@ -105,9 +117,7 @@ ROWS = [
 
 @pytest.mark.parametrize(("key", "scratch", "code"), ROWS, ids=[k for k, _, _ in ROWS])
 def test_rows_brought_to_the_notebook_before_the_answer_cell_are_named(key, scratch, code, client):
-    ns = notebook_namespace(key, client)
-    exec(scratch, ns)
-    verdict = judge(key, answer(ns, key, code))
+    ns, verdict = _judged(key, client, code, scratch)
     assert_rejected(key, ns, verdict, "`pdf`, rows already in this notebook")
 
 
@@ -142,8 +152,7 @@ HINTS = [
 
 @pytest.mark.parametrize(("key", "code", "said"), HINTS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(HINTS)])
 def test_review_14_hints_say_what_is_wrong(key, code, said, client):
-    ns = notebook_namespace(key, client)
-    verdict = judge(key, answer(ns, key, code))
+    ns, verdict = _judged(key, client, code)
     assert_rejected(key, ns, verdict, said)
     assert "rounded so far" not in verdict.message and "other data" not in verdict.message, verdict.message
 
@@ -161,8 +170,7 @@ HINTS_A = [
 
 @pytest.mark.parametrize(("key", "code", "said"), HINTS_A, ids=[k for k, _, _ in HINTS_A])
 def test_review_14_hints_of_00_04_say_what_is_wrong(key, code, said, client):
-    ns = notebook_namespace(key, client)
-    verdict = judge(key, answer(ns, key, code))
+    ns, verdict = _judged(key, client, code)
     assert_rejected(key, ns, verdict, said)
 
 
@@ -178,13 +186,6 @@ def test_04_2_a_count_that_selects_no_partition_is_not_told_it_picked_partition_
 # Learner review 15: a slice, an index, a filter or a rounding of a value made outside the lesson's cells matches no
 # variable as a whole. The rule: an answer cell that reads data no cell of the lesson above the exercise makes is
 # told so (the open notebook is known in JupyterLab through __session__; here it is set to the real notebook).
-NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "..", "notebooks")
-
-
-def _in_notebook(key, client):
-    ns = notebook_namespace(key, client)
-    ns["__session__"] = next(os.path.join(NOTEBOOKS, f) for f in sorted(os.listdir(NOTEBOOKS)) if f.startswith(key[:2]) and f.endswith(".ipynb"))
-    return ns
 
 
 OUTSIDE = [
@@ -204,11 +205,7 @@ OUTSIDE = [
 
 @pytest.mark.parametrize(("key", "scratch", "code", "name"), OUTSIDE, ids=[f"{k}-{n}" for k, _, _, n in OUTSIDE])
 def test_data_from_outside_the_lessons_cells_is_named(key, scratch, code, name, client):
-    ns = _in_notebook(key, client)
-    if key.startswith("08"):
-        ns["session"].n_workers = 2
-    exec(scratch, ns)
-    verdict = judge(key, answer(ns, key, code))
+    ns, verdict = _judged(key, client, code, scratch, in_notebook=True)
     assert_rejected(key, ns, verdict, f"reads `{name}`, which no cell of the lesson above this exercise makes")
     for future in [v for v in ns.values() if hasattr(v, "cancel") and hasattr(v, "key")]:
         future.cancel()
@@ -217,10 +214,7 @@ def test_data_from_outside_the_lessons_cells_is_named(key, scratch, code, name, 
 @pytest.mark.parametrize("key", sorted(RIGHT))
 def test_right_answers_still_pass_where_the_notebook_is_known(key, client):
     for code in RIGHT[key]:
-        ns = _in_notebook(key, client)
-        if key.startswith("08"):
-            ns["session"].n_workers = 2
-        verdict = judge(key, answer(ns, key, code))
+        _, verdict = _judged(key, client, code, in_notebook=True)
         assert verdict.correct, (key, code, verdict.message)
 
 
@@ -239,8 +233,7 @@ RIGHT_15 = [
 
 @pytest.mark.parametrize(("key", "code"), RIGHT_15, ids=[f"{k}-{i}" for i, (k, _) in enumerate(RIGHT_15)])
 def test_review_15_right_answers_pass(key, code, client):
-    ns = _in_notebook(key, client)
-    verdict = judge(key, answer(ns, key, code))
+    _, verdict = _judged(key, client, code, in_notebook=True)
     assert verdict.correct, verdict.message
 
 
@@ -267,8 +260,7 @@ WRONG_15 = [
 
 @pytest.mark.parametrize(("key", "code", "said"), WRONG_15, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG_15)])
 def test_review_15_wrong_answers_are_refused(key, code, said, client):
-    ns = _in_notebook(key, client)
-    verdict = judge(key, answer(ns, key, code))
+    ns, verdict = _judged(key, client, code, in_notebook=True)
     assert_rejected(key, ns, verdict, said)
 
 
@@ -282,9 +274,7 @@ def test_05_2_results_taken_from_the_lessons_table_do_not_follow_the_data(client
 
 
 def test_00_2_a_helper_from_another_cell_is_named(client):
-    ns = _in_notebook("00-2", client)
-    exec("def my_total():\n    return 2 * 2**30", ns)
-    verdict = judge("00-2", answer(ns, "00-2", "cluster_memory = my_total()"))
+    ns, verdict = _judged("00-2", client, "cluster_memory = my_total()", "def my_total():\n    return 2 * 2**30", in_notebook=True)
     assert_rejected("00-2", ns, verdict, "never asks the cluster")
 
 
@@ -327,11 +317,7 @@ OWN_CELLS = [
 
 @pytest.mark.parametrize(("key", "scratch", "code"), OWN_CELLS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(OWN_CELLS)])
 def test_helpers_and_parameters_of_the_learners_own_cells_are_fine(key, scratch, code, client):
-    ns = _in_notebook(key, client)
-    if key.startswith("08"):
-        ns["session"].n_workers = 2
-    exec(scratch, ns)
-    verdict = judge(key, answer(ns, key, code))
+    _, verdict = _judged(key, client, code, scratch, in_notebook=True)
     assert verdict.correct, verdict.message
 
 
@@ -352,9 +338,7 @@ def test_review_17_typed_worker_counts_and_limits_from_own_cells_are_named(clien
         ("06-2", "LIM = '1GiB'", "from dask.utils import parse_bytes\nfraction = x.nbytes / (2 * parse_bytes(LIM))", "LIM"),
     ]
     for key, scratch, code, name in cases:
-        ns = _in_notebook(key, client)
-        exec(scratch, ns)
-        verdict = judge(key, answer(ns, key, code))
+        ns, verdict = _judged(key, client, code, scratch, in_notebook=True)
         assert_rejected(key, ns, verdict, f"`{name}`")
 
 
@@ -370,11 +354,10 @@ def test_review_17_a_slice_of_typed_worker_names_is_named(client):
 
 
 def test_review_17_helpers_that_do_the_work_pass(client):
-    ns = _in_notebook("02-1", client)
-    exec("def rel_err(kk):\n    ap = (u[:, :kk] * s[:kk]) @ v[:kk, :]\n    return float((da.linalg.norm(x - ap) / da.linalg.norm(x)).compute())", ns)
-    verdict = judge("02-1", answer(ns, "02-1", "rank10_error = rel_err(10)"))
+    rel_err = "def rel_err(kk):\n    ap = (u[:, :kk] * s[:kk]) @ v[:kk, :]\n    return float((da.linalg.norm(x - ap) / da.linalg.norm(x)).compute())"
+    _, verdict = _judged("02-1", client, "rank10_error = rel_err(10)", rel_err, in_notebook=True)
     assert verdict.correct, verdict.message
-    ns = _in_notebook("05-1", client)
-    exec("def best_of(fits):\n    res = dask.compute(*fits)\n    return max(res, key=lambda r: r[3])[0][0]", ns)
-    verdict = judge("05-1", answer(ns, "05-1", "single_fits = [fit_ols(data_future, (f,)) for f in features]\nbest_single_feature = best_of(single_fits)"))
+    best_of = "def best_of(fits):\n    res = dask.compute(*fits)\n    return max(res, key=lambda r: r[3])[0][0]"
+    code = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nbest_single_feature = best_of(single_fits)"
+    _, verdict = _judged("05-1", client, code, best_of, in_notebook=True)
     assert verdict.correct, verdict.message

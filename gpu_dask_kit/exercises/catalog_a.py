@@ -130,12 +130,13 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is this machine's memory counted once per worker (each worker reports the whole machine), not what the workers may use. {look}")
     cell = answer_cell(ns, "cluster_memory")
     require_not_spelled(cell, "cluster_memory")
-    numbers_read(cell, None, limits, name="cluster_memory")
+    numbers_read(cell, None, limits, name="cluster_memory", namespace=ns, key="00-2")
     require_each_limit(cell, "cluster_memory", limits)
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
     if cell is not None and not _asks_the_cluster(cell, ns):
         raise Hint(
-            "your answer cell never asks the cluster (no session, client or scheduler_info in it): the number comes from "
+            "your answer cell never asks the cluster (it reads no session or client; an object of your own that looks like one "
+            "is not the cluster): the number comes from "
             f"somewhere else (a file, a setting, a value kept from before), not from the workers. {look}"
         )
     size_answer(value, expected, "cluster_memory", look)
@@ -150,9 +151,26 @@ def _asks_the_cluster(cell: str, ns: dict[str, Any]) -> bool:
     """
     from ..notebook.cellreads import names_read
 
-    if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "scheduler_info(")):
+    if any(call in cell for call in ("current_session(", "get_client(", "default_client(")):
         return True
-    return any(hasattr(ns.get(n), "scheduler_info") or hasattr(getattr(ns.get(n), "client", None), "scheduler_info") for n in names_read(cell, ns))
+    return any(_a_cluster(ns.get(n)) for n in names_read(cell, ns))
+
+
+def _a_cluster(value: Any) -> bool:
+    """True for a Dask client or cluster, or an object holding a client (the kit's session): not an object of the
+    learner's own that only has a ``scheduler_info`` (learner review 18: a hand-made ``Fake`` with typed limits).
+
+    >>> _a_cluster(type("Fake", (), {"scheduler_info": lambda self: {}})())
+    False
+    """
+    from distributed import Client
+    from distributed.deploy.cluster import Cluster
+
+    try:
+        held = getattr(value, "client", None)
+    except Exception:  # a closed session's client
+        held = None
+    return isinstance(value, (Client, Cluster)) or isinstance(held, Client)
 
 
 # --- 01 · GPU cluster set-up -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from .hidden import require_not_hidden
 from .judging import describe, fresh, from_cell, host, is_lazy, require_computed, require_persisted
 from .lineage import made_from
 from .model import Exercise, Hint
+from .own_code import own_trees
 from .replay import Replay, _parse, answer_cell, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
@@ -131,7 +132,9 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     require_not_hidden(cell, "fraction", given)
     limits_read(cell)
-    numbers_read(cell, x.nbytes, limits)
+    for function, code in own_trees(cell, ns, "06-2"):
+        limits_read(ast.unparse(code), f"your function `{function}` (which your answer cell calls)")
+    numbers_read(cell, x.nbytes, limits, namespace=ns, key="06-2")
     _item_size_typed(cell, x)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held

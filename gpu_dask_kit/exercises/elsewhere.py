@@ -22,7 +22,9 @@ from ..notebook.cellreads import names_read
 from ..notebook.skipped import names_above
 from .judging import host
 from .model import Hint
+from .own_code import own_trees
 from .replay import answer_cell, replay
+from .typed import typed_numbers
 
 __all__ = [
     "require_made_in_cell",
@@ -34,6 +36,7 @@ __all__ = [
     "require_no_notebook_rows",
     "unchanged_when",
     "same",
+    "typed_in_own_code",
 ]
 
 #: Relative difference below which two floats are the same value (``a + (b - a)`` is not always ``b`` in floating point).
@@ -252,6 +255,13 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
             "own, or one further down): what your answer takes from it was worked out outside this cell. Compute it in "
             "this cell, from the lesson's data."
         )
+    function = typed_in_own_code(cell, name, key, namespace)
+    if function is not None:
+        raise Hint(
+            f"{name} is a number written out in your function `{function}` (typed in its code or as a parameter's "
+            f"default), which your answer cell calls: it is not worked out by the computation, and would stay the same on "
+            f"other data. Let {name} be what the computation itself returns."
+        )
     source = made_elsewhere(cell, name, namespace)
     if source is not None:
         raise Hint(
@@ -259,6 +269,25 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
             f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
             f"Let {name} be what this cell itself computes."
         )
+
+
+def typed_in_own_code(cell: str | None, name: str, key: str, namespace: dict[str, Any]) -> str | None:
+    """The name of a function of the learner's own (see :mod:`.own_code`), called by the answer cell, in whose code the
+    answer ``name`` (a number) is written out, or None (learner review 18: ``def rows_def(frame, i, n=...)`` returning
+    ``n``, ``def rel_d(kk, val=...)``). Whole numbers below 100 (a rank, a partition number, a worker count) are
+    parameters."""
+    value = namespace.get(name)
+    if key in VALUES_WRITTEN_OUT or isinstance(value, bool) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        return None
+    answer = float(value)
+    whole = answer == int(answer) if np.isfinite(answer) else False
+    if not np.isfinite(answer) or (whole and abs(answer) < 100) or answer == 0:
+        return None
+    for function, tree in own_trees(cell, namespace, key):
+        for typed, _, _ in typed_numbers(tree):
+            if typed == answer or (not whole and abs(typed - answer) <= 1e-3 * abs(answer)):
+                return function
+    return None
 
 
 def _frame(value: Any) -> bool:

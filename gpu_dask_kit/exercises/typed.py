@@ -8,17 +8,19 @@ from typing import Any
 from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
+from .own_code import own_trees
 from .replay import _depends, evaluated_string
 from .values import as_bytes, close
 
-__all__ = ["limits_read", "numbers_read", "size_not_computed"]
+__all__ = ["limits_read", "numbers_read", "size_not_computed", "typed_numbers"]
 
 #: Names of the notebooks' cluster requests: what the notebook ASKED the kit for, not what the workers report.
 REQUESTS = ("CPU_CLUSTER", "GPU_CLUSTER")
 
 
-def limits_read(cell: str | None) -> None:
-    """A :class:`Hint` when the answer cell divides by a number written out (limits typed in, not read from the cluster)."""
+def limits_read(cell: str | None, where: str = "your answer cell") -> None:
+    """A :class:`Hint` when the answer cell (or the code ``where`` names) divides by a number written out (limits typed
+    in, not read from the cluster)."""
     tree = _parse_cell(cell)
     reads_limits = cell is not None and "memory_limit" in cell
     divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)] if tree is not None else []
@@ -37,7 +39,7 @@ def limits_read(cell: str | None) -> None:
                 continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
-                "fraction divides by a number written out in your answer cell: the workers' memory limits are typed in, not "
+                f"fraction divides by a number written out in {where}: the workers' memory limits are typed in, not "
                 "read from the cluster, so the answer is wrong as soon as the cluster is started with other limits. Where to "
                 f"look: the scheduler reports every worker's memory limit (the prompt says where).{gb}"
             )
@@ -76,7 +78,7 @@ class _Unevaluated(ast.NodeTransformer):
         return self.visit(inner) if inner is not None else self.generic_visit(node)
 
 
-def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[float, ast.AST | None, bool]]:
+def typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[float, ast.AST | None, bool]]:
     """(value, parent node, a size?) of each number written out in ``node``: the largest sub-expressions made of literals
     only (``2 * 2**30``, ``80e6``, ``0.5``), sizes written as a string (``'2GiB'``, also given to ``parse_bytes``), and
     the product of the literal factors of a product (``len(workers) * 2 * 1024**3``: ``2 * 1024**3`` is one size).
@@ -91,7 +93,7 @@ def _typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[f
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant)) and literal(node):
         value = number_of(node)
         return [(value, parent, False)] if value is not None else []
-    found = [found for child in ast.iter_child_nodes(node) for found in _typed_numbers(child, node)]
+    found = [found for child in ast.iter_child_nodes(node) for found in typed_numbers(child, node)]
     factors = [number_of(f) for f in _factors(node)] if not isinstance(parent, ast.BinOp) or not isinstance(parent.op, ast.Mult) else []
     known = [f for f in factors if f is not None]
     if len(known) >= 2:
@@ -109,11 +111,24 @@ def _factors(node: ast.AST) -> list[ast.AST]:
     return [f for side in (node.left, node.right) for f in (_factors(side) or [side])]
 
 
-def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: str = "fraction") -> None:
+def numbers_read(
+    cell: str | None, nbytes: int | None, limits: list[int], name: str = "fraction", namespace: dict[str, Any] | None = None, key: str = ""
+) -> None:
     """A :class:`Hint` when the statements making ``name`` type in what the exercise asks to read: x's size (``nbytes``;
-    None: not asked), the limits (a size written out), the number of workers, or the notebook's cluster request."""
+    None: not asked), the limits (a size written out), the number of workers, or the notebook's cluster request. With
+    ``namespace``, the code of the learner's own functions the cell calls is read too (learner review 18: a typed
+    limit moved into ``def tl3(client): ...`` in another cell)."""
     tree = _parse_cell(cell)
     body = [tree.body[i] for i in _depends(tree.body, name)] if tree is not None else []
+    places: list[tuple[str, list[ast.AST]]] = [("your answer cell", list(body))]
+    for function, code in own_trees(cell, namespace, key) if namespace is not None else []:
+        places.append((f"your function `{function}` (which your answer cell calls)", [_Unevaluated().visit(code)]))
+    for where, statements in places:
+        _numbers_in(where, statements, nbytes, limits, name)
+
+
+def _numbers_in(where: str, body: list[ast.AST], nbytes: int | None, limits: list[int], name: str) -> None:
+    """The checks of :func:`numbers_read` on the statements ``body`` of the code ``where`` names."""
     if any(isinstance(n, ast.Name) and n.id in REQUESTS for s in body for n in ast.walk(s)):
         raise Hint(
             f"{name} reads the notebook's cluster request (CPU_CLUSTER or GPU_CLUSTER): what the set-up cell ASKED the "
@@ -121,37 +136,37 @@ def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: 
             "scheduler reports every worker's memory limit (the prompt says where)."
         )
     n = len(limits)
-    _workers_assumed(body, n, name)
-    typed = sorted((found for s in body for found in _typed_numbers(s)), key=lambda found: not found[2])  # sizes first
+    _workers_assumed(body, n, name, where)
+    typed = sorted((found for s in body for found in typed_numbers(s)), key=lambda found: not found[2])  # sizes first
     for value, parent, size_string in typed:
         share = nbytes / sum(limits) if nbytes is not None and limits and sum(limits) else None
         if share is not None and value > 0 and any(close(value, s, rel=0.01) for s in (share, 100 * share)):
             raise Hint(
-                f"the answer itself is written out in your answer cell (typed, even where that part does not run): {name} "
+                f"the answer itself is written out in {where} (typed, even where that part does not run): {name} "
                 f"must come from the computation alone. Remove the typed number."
             )
         if nbytes is not None and close(value, nbytes, rel=1e-3):
             raise Hint(
-                "x's size is a number written out in your answer cell: it is right only for this x. Where to look: a "
+                f"x's size is a number written out in {where}: it is right only for this x. Where to look: a "
                 "Dask array knows its size in bytes (from its shape and dtype), without computing anything."
             )
         divisor = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and number_of(parent.right) == value  # a unit: / 2**30
         if size_string or (not divisor and any(close(value, v, rel=1e-3) for v in (*limits, sum(limits)))):
             raise Hint(
-                "a memory size is written out in your answer cell (a size string, or bytes typed in): the workers' "
+                f"a memory size is written out in {where} (a size string, or bytes typed in): the workers' "
                 "limits are then typed, not read from the cluster, and wrong as soon as it is started with other "
                 "limits. Where to look: the scheduler reports every worker's memory limit (the prompt says where)."
             )
         scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
         if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):
             raise Hint(
-                "the number of workers is written out in your answer cell (a multiplier or divisor that stands for it): "
+                f"the number of workers is written out in {where} (a multiplier or divisor that stands for it): "
                 "the cluster may have another number of workers, with other limits. Add up the limit the scheduler "
                 "reports for EVERY worker."
             )
 
 
-def _workers_assumed(body: list[ast.stmt], n: int, name: str) -> None:
+def _workers_assumed(body: list[ast.AST], n: int, name: str, where: str = "your answer cell") -> None:
     """A :class:`Hint` when the statements making ``name`` take the first workers by a typed slice (``limits[:2]``), or
     one worker's limit times the number of workers (``n_workers * min(limits)``: right only while all limits are equal)."""
     for node in (n for s in body for n in ast.walk(s)):
@@ -159,7 +174,7 @@ def _workers_assumed(body: list[ast.stmt], n: int, name: str) -> None:
             bounds = [number_of(b) for b in (node.slice.lower, node.slice.upper) if b is not None]
             if any(b is not None and abs(b) == n for b in bounds):
                 raise Hint(
-                    f"the number of workers is written out in your answer cell (the slice {ast.unparse(node.slice)} takes "
+                    f"the number of workers is written out in {where} (the slice {ast.unparse(node.slice)} takes "
                     "that many): the cluster may have another number of workers. Add up the limit the scheduler reports "
                     "for EVERY worker, without counting them by hand."
                 )

@@ -352,11 +352,34 @@ def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str 
         if inner is None or not isinstance(inner, (ast.IfExp, ast.BoolOp, ast.ListComp, ast.GeneratorExp, ast.Subscript, ast.Call)):
             break
         value = inner
+    own = _decided_on_arguments(value)
     for node in ast.walk(value):
-        found = _decides(node, namespace, computed)
+        found = _decides(node, namespace, computed) if id(node) not in own else None
         if found:
             return found
     return None
+
+
+def _decided_on_arguments(value: ast.AST) -> set[int]:
+    """The ``if ... else`` nodes inside a lambda that test only the lambda's own arguments and write out no value but
+    an empty one (``lambda xs: sum(xs) if xs else 0``: a function the workers run on the values, which learner review
+    18 had refused as a decision; ``... else 285`` is still a typed fallback).
+
+    >>> tree = ast.parse("f = c.submit(lambda xs: sum(xs) if xs else 0, fs)").body[0].value
+    >>> len(_decided_on_arguments(tree)), len(_decided_on_arguments(ast.parse("v = 1 if x.compute() else 0").body[0].value))
+    (1, 0)
+    """
+    found: set[int] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Lambda):
+            args = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg) if a}
+            for inner in ast.walk(node.body):
+                if not isinstance(inner, ast.IfExp):
+                    continue
+                typed = [b for b in (inner.body, inner.orelse) if isinstance(b, ast.Constant) and b.value not in (0, None, "")]
+                if not typed and {n.id for n in ast.walk(inner.test) if isinstance(n, ast.Name)} <= args:
+                    found.add(id(inner))
+    return found
 
 
 def _empty(node: ast.AST) -> bool:

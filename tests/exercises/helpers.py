@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import linecache
 import os
 
 import numpy as np
@@ -17,9 +18,16 @@ SUMS = "col_sums = x.sum(axis=0)\n"
 LIMITS_06 = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
 
 
+def as_cell(code, ns, filename):
+    """Run ``code`` in ``ns`` as IPython runs a cell: its source kept in ``linecache`` under ``filename``, so that
+    ``inspect.getsource`` finds the functions it defines (as it does in a kernel)."""
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    exec(compile(code, filename, "exec"), ns)
+
+
 def answer(ns, key, code):
     """Run ``code`` as the answer cell of ``key`` in ``ns``; IPython's ``In`` holds it, then the check cell."""
-    exec(compile(code, f"<answer {key}>", "exec"), ns)
+    as_cell(code, ns, f"<answer {key} {abs(hash(code))}>")
     ns["In"] = ["", code, f'exercises.check("{key}", globals())']
     return ns
 

@@ -589,3 +589,10 @@ def test_09_1_a_summing_function_that_sums_only_some_lists_is_rejected(special, 
     code = f"sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if {special} else {total}, sq)"
     _, verdict = judge_answer_with_ns("09-1", code, client, ns=notebook_namespace("09-1", client))
     assert not verdict.correct and ("does not add up what it is given" in verdict.message or "fallback value written out" in verdict.message), verdict.message
+
+
+def test_09_1_a_summing_lambda_that_gives_0_for_an_empty_list_is_right(client):
+    """Learner review 18: `lambda xs: sum(xs) if xs else 0` was refused as 'a fallback value written out'."""
+    code = "sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if xs else 0, sq)"
+    _, verdict = judge_answer_with_ns("09-1", code, client, ns=notebook_namespace("09-1", client))
+    assert verdict.correct, verdict.message

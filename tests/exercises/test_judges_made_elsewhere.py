@@ -4,15 +4,18 @@ with a hint that names the outside value and hides the answer. Right answers sta
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 
+import numpy as np
 import pytest
 
 import gpu_dask_kit as kit
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
-from .helpers import answer, assert_rejected, notebook_namespace
+from .helpers import answer, as_cell, assert_rejected, notebook_namespace
 
 LIMITS = "session.client.scheduler_info(n_workers=-1)['workers'].values()"
 ERROR = "(da.linalg.norm(x - (u[:, :10] * s[:10]) @ v[:10, :]) / da.linalg.norm(x))"
@@ -94,7 +97,7 @@ def _judged(key, client, code, scratch="", in_notebook=False):
     ns = _in_notebook(key, client) if in_notebook else notebook_namespace(key, client)
     if key.startswith("08"):
         ns["session"].n_workers = 2  # as the kit's session has it
-    exec(scratch, ns)
+    as_cell(scratch, ns, f"<scratch {key} {abs(hash(scratch))}>")
     return ns, judge(key, answer(ns, key, code))
 
 
@@ -275,6 +278,13 @@ def test_05_2_results_taken_from_the_lessons_table_do_not_follow_the_data(client
 
 def test_00_2_a_helper_from_another_cell_is_named(client):
     ns, verdict = _judged("00-2", client, "cluster_memory = my_total()", "def my_total():\n    return 2 * 2**30", in_notebook=True)
+    assert_rejected("00-2", ns, verdict, "your function `my_total`")
+    with tempfile.TemporaryDirectory() as folder:  # the number kept in a file: nothing typed, and no cluster asked
+        path = os.path.join(folder, "total.json")
+        with open(path, "w") as file:
+            json.dump(2 * 2**30, file)
+        scratch = f"import json\ndef my_total():\n    return json.load(open({path!r}))"
+        ns, verdict = _judged("00-2", client, "cluster_memory = my_total()", scratch, in_notebook=True)
     assert_rejected("00-2", ns, verdict, "never asks the cluster")
 
 
@@ -361,3 +371,86 @@ def test_review_17_helpers_that_do_the_work_pass(client):
     code = "single_fits = [fit_ols(data_future, (f,)) for f in features]\nbest_single_feature = best_of(single_fits)"
     _, verdict = _judged("05-1", client, code, best_of, in_notebook=True)
     assert verdict.correct, verdict.message
+
+
+# Learner review 18: numbers moved out of the answer cell into a function (or object) of the learner's own.
+WORKERS = "client.scheduler_info(n_workers=-1)['workers']"
+TYPED_IN_OWN_CODE = [
+    ("00-2", f"def tl3(client):\n    return len({WORKERS}) * 2**30", "cluster_memory = tl3(session.client)", "`tl3`"),
+    ("00-2", f"def tl4(client, per=2**30):\n    return len({WORKERS}) * per", "cluster_memory = tl4(session.client)", "`tl4`"),
+    ("00-2", f"def tl2(client):\n    {WORKERS}\n    return 2 * 2**30", "cluster_memory = tl2(session.client)", "`tl2`"),
+    (
+        "00-2",
+        "class Fake:\n    client = None\n    def scheduler_info(self, **kw):\n"
+        "        return {'workers': {'a': {'memory_limit': 2**30}, 'b': {'memory_limit': 2**30}}}\nfake = Fake()",
+        "cluster_memory = sum(w['memory_limit'] for w in fake.scheduler_info(n_workers=-1)['workers'].values())",
+        "`fake`",
+    ),
+    (
+        "00-2",
+        "import types\nfake = types.SimpleNamespace(scheduler_info=lambda **kw: {'workers': {'a': {'memory_limit': 1 << 31}}})",
+        "cluster_memory = sum(w['memory_limit'] for w in fake.scheduler_info(n_workers=-1)['workers'].values())",
+        "`fake`",
+    ),
+    ("06-2", "def lim():\n    return 2 * 2**30", "fraction = x.nbytes / lim()", "`lim`"),
+    ("06-2", "def frac(a, total=2 * 2**30):\n    return a.nbytes / total", "fraction = frac(x)", "`frac`"),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code", "said"), TYPED_IN_OWN_CODE, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(TYPED_IN_OWN_CODE)])
+def test_review_18_numbers_typed_in_the_learners_own_functions_are_named(key, scratch, code, said, client):
+    ns, verdict = _judged(key, client, code, scratch, in_notebook=True)
+    assert_rejected(key, ns, verdict, said)
+
+
+def _answer_in_a_default(key, ns):
+    """(scratch, code): a helper of the learner's own that does the Dask step but returns a default holding the answer."""
+    if key == "02-1":
+        error = float(np.sqrt((ns["s_host"][10:] ** 2).sum() / (ns["s_host"] ** 2).sum()))
+        helper = (
+            f"def rel_d(kk, val={error!r}):\n    ap = (u[:, :kk] * s[:kk]) @ v[:kk, :]\n"
+            "    (da.linalg.norm(x - ap) / da.linalg.norm(x)).compute()\n    return val"
+        )
+        return helper, "rank10_error = rel_d(10)"
+    rows = len(ns["ddf"].partitions[2])
+    return f"def rows_def(frame, i, n={rows}):\n    len(frame.partitions[i])\n    return n", "rows_in_partition_2 = rows_def(ddf, 2)"
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["source-kept", "code-object-only"])
+@pytest.mark.parametrize("key", ["02-1", "04-2"])
+def test_review_18_an_answer_held_in_a_helpers_default_is_named(key, kept, client):
+    """Where IPython keeps the cell's source the helper's code is read; otherwise its defaults and constants are."""
+    ns = _in_notebook(key, client)
+    scratch, code = _answer_in_a_default(key, ns)
+    if kept:
+        as_cell(scratch, ns, f"<scratch {key} {abs(hash(scratch))}>")
+    else:
+        exec(scratch, ns)
+    verdict = judge(key, answer(ns, key, code))
+    assert_rejected(key, ns, verdict, "written out in your function")
+
+
+RIGHT_HELPERS = [
+    ("00-2", f"def total_limit(client):\n    return sum(w['memory_limit'] for w in {WORKERS}.values())", "cluster_memory = total_limit(session.client)"),
+    (
+        "06-2",
+        f"def frac(a, client):\n    lim = sum(w['memory_limit'] for w in {WORKERS}.values())\n    return (a.nbytes / 2**30) / (lim / 2**30)",
+        "fraction = frac(x, session.client)",
+    ),
+    ("04-2", "def rows_of(frame, i=2):\n    return len(frame.partitions[i])", "rows_in_partition_2 = rows_of(ddf)"),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code"), RIGHT_HELPERS, ids=[k for k, _, _ in RIGHT_HELPERS])
+def test_review_18_helpers_of_the_learners_own_that_read_the_cluster_pass(key, scratch, code, client):
+    _, verdict = _judged(key, client, code, scratch, in_notebook=True)
+    assert verdict.correct, verdict.message
+
+
+def test_review_18_05_1_delayed_calls_built_in_another_cell_are_named_as_such(client):
+    """The re-run on other data cannot reach delayed calls built before the answer cell: the hint says so (it blamed a
+    threshold on R², which the learner had not written)."""
+    scratch = "my_fits = [fit_ols(data_future, (f,)) for f in features]"
+    code = "single_fits = my_fits\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
+    ns, verdict = _judged("05-1", client, code, scratch, in_notebook=True)
+    assert_rejected("05-1", ns, verdict, "made before the answer cell runs", not_said="threshold")

@@ -73,7 +73,8 @@ def test_out_of_memory_in_a_task_prints_the_hint_in_a_real_kernel_and_the_sessio
 
 def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_traceback(runtime_dir, tmp_path):
     """Review 4: SessionClosedError (03 cells 9/18, 06 cell 6, after the close cell) and FileNotFoundError (07, after its
-    clean-up cell) came as full tracebacks; in a real kernel each is now its last line plus one sentence naming the cell."""
+    clean-up cell) came as full tracebacks; in a real kernel each is now one line: for Dask's internals the kit's
+    sentence naming the cell in place of their text (reviews 16-18), for a missing file its last line, then the sentence."""
     before = {p.pid for p in __import__("psutil").Process().children(recursive=True)}
     km, kc = start_kernel(dict(os.environ, GPU_DASK_KIT_RUNTIME_DIR=str(runtime_dir)))
     try:
@@ -88,8 +89,10 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         # learner review 9 (09 cell 24): distributed's message lists every cancelled key and "Message: None"
         status, out = _run(kc, "session.client.who_has(futures)")  # what 09 cell 24 asks first
         out = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the error's name
-        assert status == "error" and "FuturesCancelledError: 6 Futures cancelled" in out and "Message:" not in out, out
-        assert "the futures in `futures` belong to a cluster that has been closed since" in out, out
+        assert status == "error" and "Message:" not in out and "6 Futures cancelled" not in out, out
+        assert "FuturesCancelledError: gpu-dask-kit: the futures in `futures` belong to a cluster that has been closed since" in out, out
+        status, out = _run(kc, "%tb")  # the original error, in full, for whoever wants it
+        assert "6 Futures cancelled" in re.sub(r"\x1b\[[0-9;]*m", "", out), out
         folder = tmp_path / "gone"
         write = "pd.DataFrame({'x': [1]}).to_parquet(os.path.join(WORKDIR, 'a.parquet'))"
         status, out = _run(kc, f"import os, shutil, pandas as pd\nWORKDIR = {str(folder)!r}\nos.makedirs(WORKDIR)\n{write}")
@@ -97,7 +100,7 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         assert _run(kc, "shutil.rmtree(WORKDIR)")[0] == "ok"
         status, out = _run(kc, "pd.read_parquet(os.path.join(WORKDIR, 'a.parquet'))")
         assert status == "error" and "FileNotFoundError" in out and "most recent call last" not in out, out
-        assert "re-run the cell(s) that make `WORKDIR` (In [7])" in out, out
+        assert "re-run the cell(s) that make `WORKDIR` (In [8])" in out, out
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)

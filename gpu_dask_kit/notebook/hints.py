@@ -182,24 +182,37 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         short = (hint is not None and (cause_of(value) is not None or "CancelledError" in type(value).__name__)) or isinstance(value, OptionError)
     except Exception:
         hint, short = None, False
+    instead = short and hint is not None and _said_instead(value)
     try:
-        if short and hint and "CancelledError" in etype.__name__:
-            _show_first_line(shell, etype, value)
+        if instead:
+            _show_instead(shell, (etype, value, tb), str(hint))
         else:
             shell.showtraceback((etype, value, tb), tb_offset=tb_offset, exception_only=short)
     except Exception:
         traceback.print_exception(etype, value, tb)
-    if hint:
+    if hint and not instead:
         print(hint)
     return None
 
 
-def _show_first_line(shell: Any, etype: type, value: BaseException) -> None:
-    """The error as its first line only ("FuturesCancelledError: 6 Futures cancelled:"), still reported as the cell's
-    error: distributed lists every cancelled key and "Message: None" under it, which the kit's sentence replaces."""
-    first = (str(value).strip().splitlines() or [""])[0].rstrip(":")
-    named = type(etype.__name__, (Exception,), {"__module__": etype.__module__})  # the same name, with one line of text
-    shell.showtraceback((named, named(first), None), exception_only=True)
+def _said_instead(value: BaseException) -> bool:
+    """True for an error whose own text is Dask's internals and says nothing a learner can act on, which the kit's
+    sentence replaces: cancelled futures (every key, then "Message: None"), a closed client or loop, a closed session
+    (learner reviews 16-18: ``AttributeError: 'NoneType' object has no attribute 'identity'`` above the sentence), files
+    a clean-up removed (dask's "An error occurred while calling the read_parquet method ... Original Message: ...";
+    the sentence names the path)."""
+    return "CancelledError" in type(value).__name__ or cause_of(value) in ("closed", "session-closed", "restarted", "missing")
+
+
+def _show_instead(shell: Any, original: tuple[type, BaseException, Any], sentence: str) -> None:
+    """The error shown as one line, the kit's sentence, under the error's own name (still the cell's error: Run All
+    stops there); ``%tb`` shows the original traceback in full."""
+    etype = original[0]
+    named = type(etype.__name__, (Exception,), {"__module__": etype.__module__})  # the same name, the kit's text
+    shell.showtraceback((named, named(sentence), None), exception_only=True)
+    sys.last_type, sys.last_value, sys.last_traceback = original  # what %tb shows
+    if hasattr(sys, "last_exc"):  # Python >= 3.12
+        sys.last_exc = original[1]
 
 
 def _started_in(shell: Any) -> dict[str, int]:

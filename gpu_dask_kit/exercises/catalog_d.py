@@ -123,8 +123,9 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
             "to the scheduler, and the exercise is about the one call that hands them all over together"
         )
         raise Hint(
-            f"your answer cell sends the fits to the scheduler in {len(fitting)} separate submissions (separate compute "
-            f"calls): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
+            f"your answer cell sends the fits to the scheduler in separate submissions (separate compute calls; the "
+            f"scheduler received {len(fitting)}: a call whose fits were already computed or on their way sends nothing "
+            f"new): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
 
 

@@ -192,8 +192,9 @@ def test_after_the_close_cell_the_sentence_names_the_cells_to_run_and_following_
             assert not run(code), "Run All failed"
             assert not run([code[-1]]), "the close cell failed"
             run([failing])
-            text = "".join(o.get("text", "") for o in nb.cells[failing].outputs if o.output_type == "stream")
-            assert "gpu-dask-kit:" in text, nb.cells[failing].outputs
+            outputs = nb.cells[failing].outputs  # the sentence: printed, or the error's own line (in place of Dask's internals)
+            text = "".join(o.get("text", "") + (o.get("evalue", "") if o.output_type == "error" else "") for o in outputs)
+            assert "gpu-dask-kit:" in text, outputs
             named = [cell_of_count[int(n)] for n in re.findall(r"In \[(\d+)\]", text)]
             assert named == expected, (named, text)
             assert not run([*named, failing]), "following the sentence did not work"

@@ -36,7 +36,7 @@ from ..notebook.cellreads import names_read
 from ..notebook.rerun import cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
-from .elsewhere import require_made_in_cell
+from .elsewhere import VALUES_WRITTEN_OUT, require_made_in_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
@@ -184,6 +184,12 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
     for name in names:
         cell = answer_cell(namespace, name)
         decides = only_decides(cell, name, namespace)
+        if decides is not None and key in VALUES_WRITTEN_OUT:  # worked out from the prompt's numbers: no Dask step
+            raise Hint(
+                f"the statement that makes {name} picks its value with a test (an `if ... else`, an `and`/`or`, a loop "
+                f"over one item) instead of working it out: write {name} as one expression of the numbers the question "
+                "gives (learner review 19)."
+            )
         if decides is not None:
             raise Hint(
                 f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "

@@ -14,6 +14,7 @@ from .chunks import check_a, chunks_merged
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
+from .own_code import own_trees
 from .replay import _assigned, _parse, answer_cell, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
@@ -131,8 +132,15 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "cluster_memory")
     require_not_spelled(cell, "cluster_memory")
     numbers_read(cell, None, limits, name="cluster_memory", namespace=ns, key="00-2")
-    require_each_limit(cell, "cluster_memory", limits)
+    require_each_limit(cell, "cluster_memory", limits, namespace=ns, key="00-2")
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
+    code = [cell or "", *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))]
+    if any("get_worker" in c for c in code):
+        raise Hint(
+            "your answer cell reads the limit inside tasks (get_worker() in a task): which worker runs each task is the "
+            "scheduler's choice (two tasks may well run on the same worker, and a worker may run none), so that does "
+            f"not read each worker's limit once. {look}"
+        )
     if cell is not None and not _asks_the_cluster(cell, ns):
         raise Hint(
             "your answer cell never asks the cluster (it reads no session or client; an object of your own that looks like one "
@@ -292,6 +300,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "svd_compressed is a randomized, approximate SVD: its factors are not the exact ones this lesson computed, so "
             "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
         )
+    _matrix_brought_here(answer_cell(ns, "rank10_error"), ns)
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
     require_no_chooser(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
@@ -333,6 +342,42 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
         "first 10 columns of u, values of s, rows of v)."
     )
+
+
+def _matrix_brought_here(cell: str | None, ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell (or a function of the learner's own that it calls) brings a Dask array the
+    size of x (x, approx, x - approx, u of a tall matrix) whole to the notebook: ``x.compute()``, ``dask.compute(x)``,
+    ``np.asarray(x)``, ``to_host(x)`` (learner review 19: ``xh = x.compute()``, then ``da.linalg.norm(xh - approx)``
+    sends it back inside the graph; ``da.from_array(x.compute())``)."""
+    trees = [t for t in (_parse(cell or ""),) if t is not None] + [t for _, t in own_trees(cell, ns, "02-1")]
+
+    def large(node: ast.AST) -> str | None:
+        if isinstance(node, ast.BinOp):  # (x - approx).compute(): the whole difference
+            return large(node.left) or large(node.right)
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        value = ns.get(node.id)
+        return node.id if is_lazy(value) and getattr(value, "shape", None) == getattr(ns.get("x"), "shape", ()) else None
+
+    for node in (n for t in trees for n in ast.walk(t)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        brought = None
+        if called == "compute" and isinstance(func, ast.Attribute):
+            brought = large(func.value) or next((n for n in map(large, node.args) if n), None)
+        elif called in ("asarray", "array", "to_host") and node.args:
+            brought = large(node.args[0])
+        if brought:
+            raise Hint(
+                f"your answer cell brings {brought} whole to this notebook ({ast.unparse(node)}): every value of that "
+                "matrix comes here, and used in a Dask expression again it goes back to the workers inside the task "
+                "graph (the 'Sending large graph' warning). Keep the matrices on the workers: build the whole "
+                "expression with Dask and compute only the final number."
+            )
 
 
 def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

@@ -399,6 +399,13 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
                 "of ddf and let Dask count its rows."
             )
+        by_number = ("partitions[", "get_partition(", "to_delayed(", "partition_info")
+        if ".loc[" in found.cell and not any(p in found.cell for p in by_number):
+            raise Hint(
+                "the number is right, but your answer cell selects rows by their index values (.loc[...]), not partition "
+                "2: that those rows are exactly partition 2 holds only because partition 2 happens to cover that range "
+                "(see ddf.divisions); with other divisions it would count other rows. Select the partition by its number."
+            )
         held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
         counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
         where = "counted by the workers" if counted else "only that partition was brought here, then counted"

@@ -326,14 +326,14 @@ def _follows_other_data(ns: dict[str, Any], best: str) -> None:
             return
         except Exception as err:  # the cell itself fails on that data
             again, failed, found = None, type(err).__name__, None
-    if again == expected or (again is None and failed is None):
-        return
     if found is not None and _keys(found.values.get("single_fits")) == _keys(ns.get("single_fits")) != set():
         raise Hint(
             "your single_fits are made before the answer cell runs (in another cell, or kept from before): the check runs "
             "your answer cell again on other data, and those delayed calls still fit the old data. Build the list of "
             "delayed calls in the answer cell itself, as the exercise asks, then compute them together there."
         )
+    if again == expected or (again is None and failed is None):
+        return
     what = f"it fails ({failed})" if failed else "it names another feature"
     raise Hint(
         f"your answer cell does not pick the best fit whatever the data: run again on other data (another y, in which "

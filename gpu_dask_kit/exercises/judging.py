@@ -6,6 +6,7 @@ Hints teach in steps: first what sort of mistake it is, then where to look; neve
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import dask
@@ -253,10 +254,30 @@ def fresh(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
 def _require_same_as_rerun(namespace: dict[str, Any], found: Replay, name: str) -> None:
     """A :class:`Hint` when ``name`` holds another value than the answer cell, run again, gives."""
     if not same_value(namespace[name], found.values.get(name)):
+        history = namespace.get("In")
+        just_ran = isinstance(history, list) and len(history) >= 2 and _same_code(str(history[-2]), found.cell)
+        if just_ran:  # (learner review 19: the same sentence again after each run of the answer cell)
+            raise Hint(
+                f"{name} changes from one run of your answer cell to the next: you ran it just before this check, the "
+                "check ran it again and got another value. It reads something that moves as the cluster works (memory "
+                "in use at this moment, a timing, a random sample), not a fixed property the question asks for."
+            )
         raise Hint(
             f"{name} is not what your answer cell gives now: the check ran that cell again and got another value "
             f"(the value {name} holds is left from an earlier run, or was changed by a later cell). Run your answer cell, then this check."
         )
+
+
+def _same_code(a: str, b: str) -> bool:
+    """True when two cells hold the same code, however it is laid out.
+
+    >>> _same_code("x = 1  # one", "x = 1"), _same_code("x = 1", "x = 2"), _same_code("%time x", "x")
+    (True, False, False)
+    """
+    try:
+        return ast.unparse(ast.parse(a)) == ast.unparse(ast.parse(b))
+    except SyntaxError:
+        return a == b
 
 
 def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, ...]) -> Hint:

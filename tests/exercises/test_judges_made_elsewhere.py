@@ -454,3 +454,60 @@ def test_review_18_05_1_delayed_calls_built_in_another_cell_are_named_as_such(cl
     code = "single_fits = my_fits\nres = dask.compute(*single_fits)\nbest_single_feature = max(res, key=lambda r: r[3])[0][0]"
     ns, verdict = _judged("05-1", client, code, scratch, in_notebook=True)
     assert_rejected("05-1", ns, verdict, "made before the answer cell runs", not_said="threshold")
+
+
+# Learner review 19: what round 18's fixes left, and hints that pointed the wrong way.
+APPROX = "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n"
+REVIEW_19 = [
+    ("02-1", "", APPROX + "xh = x.compute()\nrank10_error = float((da.linalg.norm(xh - approx) / da.linalg.norm(xh)).compute())", "brings x whole"),
+    (
+        "02-1",
+        "",
+        APPROX + "xd = da.from_array(x.compute(), chunks=x.chunks)\nrank10_error = float((da.linalg.norm(xd - approx) / da.linalg.norm(x)).compute())",
+        "brings x whole",
+    ),
+    ("02-1", "def host(a):\n    return a.compute()", APPROX + "rank10_error = float(np.linalg.norm(host(x - approx)) / np.linalg.norm(host(x)))", "brought x"),
+    (
+        "00-2",
+        "limit = min(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())\n"
+        f"def cm(client):\n    return len({WORKERS}) * limit",
+        "cluster_memory = cm(session.client)",
+        "ONE worker's limit",
+    ),
+    (
+        "00-2",
+        "",
+        "from distributed import get_worker\nimport dask\n"
+        "cluster_memory = sum(dask.compute(*[dask.delayed(lambda i: get_worker().memory_manager.memory_limit)(i) for i in range(2)]))",
+        "get_worker() in a task",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code", "said"), REVIEW_19, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(REVIEW_19)])
+def test_review_19_wrong_answers_are_refused_for_what_they_do(key, scratch, code, said, client):
+    ns, verdict = _judged(key, client, code, scratch, in_notebook=True)
+    assert_rejected(key, ns, verdict, said)
+
+
+def test_review_19_04_2_rows_selected_by_date_are_not_partition_2(client):
+    """`len(ddf.loc[<partition 2's first day>])` was Correct: right only while partition 2 is exactly that day."""
+    ns = _in_notebook("04-2", client)
+    start, stop = ns["ddf"].divisions[2], ns["ddf"].divisions[3]
+    code = f"rows_in_partition_2 = len(ddf.loc[{str(start)!r}:{str(stop - __import__('pandas').Timedelta('1ns'))!r}])"
+    verdict = judge("04-2", answer(ns, "04-2", code))
+    assert_rejected("04-2", ns, verdict, "by their index values")
+
+
+def test_review_19_01_2_a_test_around_plain_arithmetic_is_not_called_a_dask_computation(client):
+    ns, verdict = _judged("01-2", client, "spill_at = 0.6 * 16 * 2**30 if True else 0")
+    assert_rejected("01-2", ns, verdict, "picks its value with a test", not_said="Dask computation")
+
+
+def test_review_19_a_value_that_moves_between_runs_is_named_so_not_called_left_over(client):
+    """00-2 with memory in use: 'not what your answer cell gives now ... Run your answer cell' came again after each run."""
+    code = f"import time\ncluster_memory = sum(w['memory_limit'] for w in {LIMITS}) + time.perf_counter_ns() % 10**9 + 1"
+    ns, verdict = _judged("00-2", client, code)
+    assert_rejected("00-2", ns, verdict, "changes from one run of your answer cell to the next")
+    ns["In"].insert(-1, "print('another cell')")  # not run just before the check: the value may be left from before
+    assert_rejected("00-2", ns, judge("00-2", ns), "left from an earlier run")

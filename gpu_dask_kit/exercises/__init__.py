@@ -177,6 +177,11 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     return Verdict(True, True, f"Correct ({key}): {text}")
 
 
+#: Exercises whose answer is no Dask computation's result (worked out from the prompt's numbers, read from the
+#: scheduler, a ratio of measured times, parsed flags): their hints speak of no "Dask computation" (learner review 19).
+NO_DASK_STEP = VALUES_WRITTEN_OUT | {"00-2", "06-2", "07-2", "08-1"}
+
+
 def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: str = "") -> None:
     """A :class:`Hint` when the answer cell writes values into an answer after making it (``m[:] = ...``): the values
     then come from that later line, whatever made the answer first (learner review 11: a pandas groupby of every row
@@ -184,12 +189,8 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
     for name in names:
         cell = answer_cell(namespace, name)
         decides = only_decides(cell, name, namespace)
-        if decides is not None and key in VALUES_WRITTEN_OUT:  # worked out from the prompt's numbers: no Dask step
-            raise Hint(
-                f"the statement that makes {name} picks its value with a test (an `if ... else`, an `and`/`or`, a loop "
-                f"over one item) instead of working it out: write {name} as one expression of the numbers the question "
-                "gives (learner review 19)."
-            )
+        if decides is not None and key in NO_DASK_STEP:
+            raise Hint(f"the statement that makes {name} {decides}: write {name} as one expression, without a test around it.")
         if decides is not None:
             raise Hint(
                 f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "

@@ -7,6 +7,8 @@ import re
 from typing import Any
 
 import dask
+from dask.core import flatten
+from distributed import futures_of
 
 from .. import scheduler_view
 from .counting import counted_on_cluster
@@ -53,12 +55,15 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
     if found is not None:
         require_contributes(found.cell, "col_sums_local", ns)  # x summed here + 0 * the persisted sums
-        _read_from_memory(found, n_cols)
+        _read_from_memory(found, n_cols, {str(f.key) for f in futures_of(persisted)})
     return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
 
 
-def _read_from_memory(found: Replay, n_cols: int) -> None:
-    """A :class:`Hint` unless the statement making col_sums_local, run again, only fetched the sums held on the workers."""
+def _read_from_memory(found: Replay, n_cols: int, kept: set[str] | frozenset[str] = frozenset()) -> None:
+    """A :class:`Hint` unless the statement making col_sums_local, run again, only fetched the sums held on the workers.
+    ``kept``: the keys col_sums_persisted holds; a recipe with exactly those keys, fetched from the cluster, is read from
+    the held sums (learner review 19: ``held = arr.persist(); return held, to_host(held.compute())`` in a helper, where
+    the statement reads only the recipe ``col_sums``)."""
     summed = [r for r in found.made_by("col_sums_local") if any("sum" in p for p in r["prefixes"])]
     if len(summed) >= 3:
         raise Hint(
@@ -78,7 +83,7 @@ def _read_from_memory(found: Replay, n_cols: int) -> None:
             "persisted values themselves."
         )
     sums = {k: v for k, v in found.reads["col_sums_local"].items() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)}
-    held = [v for v in sums.values() if persisted(v) is None]
+    held = [v for v in sums.values() if persisted(v) is None or (fetches and {str(k) for k in flatten(v.__dask_keys__())} <= kept)]
     if sums and not held:  # read from a recipe of the sums, yet no summing ran on the cluster: a local scheduler ran it
         raise Hint(
             f"col_sums_local was added up in this notebook's threads, not on the workers: it was computed from "
@@ -171,6 +176,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
             raise Hint(f"that looks like {why}.")
+    if not shown.strip().endswith("%") and _rounded_as_shown(shown, 100 * expected):  # "1.86", or round(100 * ..., 2)
+        raise Hint("that looks like a percentage written as a plain number (rounded): add a '%' sign, or give the fraction.")
     raise Hint("that is not x's share of the limits: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")
 
 
@@ -285,7 +292,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "answer cell gives the same number, so that number was not worked out from medians. Compute it from medians."
         )
     if cell is not None:
-        sizes_read(cell)
+        sizes_read(cell, tuple(code for _, code in own_trees(cell, ns, "07-2")))
     extreme = extremes(cell) if cell is not None else None
     if extreme is not None:
         raise Hint(
@@ -313,6 +320,9 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is a difference of seconds; a speed-up is a ratio of times.")
     if close(given, 100 * expected, rel=0.005):
         raise Hint("that is the speed-up times 100 (a percentage written as a plain number): the question asks for the ratio itself.")
+    digits = rounding_in(cell) if cell is not None else None
+    if digits is not None and close(given, round(expected, digits), rel=1e-9):
+        raise Hint("that is the speed-up rounded too far (round(...) in your answer cell): keep the ratio as computed; round only to print it.")
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
 
 

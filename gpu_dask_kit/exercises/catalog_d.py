@@ -17,6 +17,7 @@ from .elsewhere import unchanged_when
 from .evidence import client_of
 from .judging import describe, from_cell, is_lazy, require_one_submission
 from .model import Exercise, Hint
+from .own_code import own_trees
 from .replay import NotReplayed, _assigned, _depends, _parse, answer_cell, nodes_making, replay, typed_in
 
 # --- 05 · delayed regressions ------------------------------------------------------------------------
@@ -162,7 +163,7 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
     typed = _typed_feature(value, tree, ns) if tree is not None else None
     if typed is not None:
         return "by a feature name written out in it (that result found by its name)"
-    if tree is not None and not _compares(tree, ns):
+    if tree is not None and not _compares(tree, ns) and not _helper_compares(cell, ns):
         return "without comparing anything (no max, min, sort or comparison of the fits makes it)"
     calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)]
     base = value
@@ -216,6 +217,20 @@ def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
     read = {n.id for statement in body for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     earlier = {n for n in read - made_here - known if n in ns and not callable(ns[n])}
     return bool(earlier)
+
+
+def _helper_compares(cell: str | None, ns: dict[str, Any]) -> bool:
+    """True when a function of the learner's own that the answer cell calls compares values (``if r2 > best_r2`` in a
+    loop: learner review 19 had it refused as "without comparing anything")."""
+    ordering = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
+    for _, code in own_trees(cell, ns, "05-1"):
+        for node in ast.walk(code):
+            if isinstance(node, ast.Compare) and any(isinstance(op, ordering) for op in node.ops):
+                return True
+            func = node.func if isinstance(node, ast.Call) else None
+            if func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING:
+                return True
+    return False
 
 
 def _loaded(statement: ast.AST) -> set[str]:
@@ -428,8 +443,74 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     others = sorted(p[1 - p.index("x0")] for p in pairs if p and len(p) == 2 and "x0" in p)
     if others != expected:
         raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
+    _as_computed(results, lazy)
     _follows_other_data_05_2(ns)
     return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
+
+
+#: What each entry of a fit's result is (fit_one returns them in this order).
+ENTRIES = ("the features", "the coefficients", "the intercept", "R²")
+
+
+def _as_computed(results: Any, lazy: list[Any]) -> None:
+    """A :class:`Hint` when x0_results is not what computing lazy_fits gives, entry for entry (learner review 19: a
+    typed R² in every result, ``[(c, k, i, 0.99) for c, k, i, r in ...]``, was Correct; the results reversed or rounded
+    too). The check computes the learner's own delayed calls; nothing is said when that fails."""
+    try:
+        computed = list(dask.compute(*lazy))
+    except Exception:
+        return
+    if len(computed) != len(results) or all(_same_fit(r, c) for r, c in zip(results, computed, strict=True)):
+        return
+    if all(any(_same_fit(r, c) for c in computed) for r in results):
+        raise Hint(
+            "x0_results holds the right results in another order than lazy_fits: dask.compute gives them back in the "
+            "order of the delayed calls it is given. Keep that order (no sorting or reversing)."
+        )
+    wrong = sorted({i for r, c in zip(results, computed, strict=True) for i in range(min(len(r), len(c), 4)) if not _same_entry(r[i], c[i])})
+    if not wrong:
+        raise Hint("x0_results' entries are not what computing lazy_fits gives. Keep the results as dask.compute gives them.")
+    rounded = all(_rounded(r[i], c[i]) for r, c in zip(results, computed, strict=True) for i in wrong)
+    what = " and ".join(ENTRIES[i] for i in wrong)
+    raise Hint(
+        f"in x0_results, {what} of the results {'are rounded: ' if rounded else 'are not what the fits computed: '}the check "
+        "computed your lazy_fits and got other values. Keep each result exactly as dask.compute gives it back."
+    )
+
+
+def _same_entry(given: Any, computed: Any) -> bool:
+    """True for the same entry of a fit's result: equal names, or numbers equal to within what a second run of the same
+    fit may change (a GPU's reductions need not add up in the same order)."""
+    import numpy as np
+
+    from .judging import host
+
+    try:
+        given, computed = host(given), host(computed)
+        if isinstance(computed, (tuple, list, str)):
+            return tuple(given) == tuple(computed) if not isinstance(computed, str) else given == computed
+        a, b = np.asarray(given, dtype=float), np.asarray(computed, dtype=float)
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+    except (TypeError, ValueError):
+        return False
+
+
+def _same_fit(given: Any, computed: Any) -> bool:
+    """True for the same fit result, entry for entry (see :func:`_same_entry`)."""
+    if not isinstance(given, (list, tuple)) or not isinstance(computed, (list, tuple)) or len(given) != len(computed):
+        return False
+    return all(_same_entry(a, b) for a, b in zip(given, computed, strict=True))
+
+
+def _rounded(given: Any, computed: Any) -> bool:
+    """True when ``given`` is ``computed`` rounded to some decimals (a number or an array of them)."""
+    import numpy as np
+
+    try:
+        a, b = np.asarray(given, dtype=float), np.asarray(computed, dtype=float)
+        return a.shape == b.shape and any(np.allclose(a, np.round(b, d), rtol=0, atol=1e-12) for d in range(0, 7))
+    except (TypeError, ValueError):
+        return False
 
 
 def _follows_other_data_05_2(ns: dict[str, Any]) -> None:

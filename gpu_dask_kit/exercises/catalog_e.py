@@ -149,10 +149,34 @@ def _made_from(cell: str | None, name: str, source: str) -> bool:
     return node is None or any(isinstance(n, ast.Name) and n.id == source for n in ast.walk(node))
 
 
+def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any]) -> str | None:
+    """The name of a list of futures (other than slot_futures) that the answer cell reads and that holds some of
+    ``futures``: tasks another cell started, reused (learner review 19: ``slot_futures = restricted[:4]``, the lesson's
+    own GPU_SLOT futures); None otherwise."""
+    from ..notebook.cellreads import names_read
+
+    if cell is None:
+        return None
+    keys = {f.key for f in futures}
+    for name in sorted(names_read(cell, ns) - {"slot_futures"}):
+        value = ns.get(name)
+        held = value if isinstance(value, (list, tuple)) else [value]
+        if any(getattr(f, "key", None) in keys and hasattr(f, "result") for f in held):
+            return name
+    return None
+
+
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     futures, names = ans["slot_futures"], ans["slot_workers"]
     if not isinstance(futures, (list, tuple)) or not futures or not all(hasattr(f, "key") and hasattr(f, "result") for f in futures):
         raise Hint(f"slot_futures should be the futures of the tasks (what the client returns when you submit them); it is {describe(futures)}.")
+    kept = _futures_made_before(answer_cell(ns, "slot_futures"), list(futures), ns)
+    if kept is not None:
+        raise Hint(
+            f"slot_futures are futures that `{kept}` already held before your answer cell ran (tasks another cell "
+            "started): your answer cell starts no task and asks for no resource itself. Submit where_am_i for range(4) "
+            "in your answer cell, asking for the GPU_SLOT resource."
+        )
     asked = resource_restrictions(list(futures))
     if any(not a for a in asked):
         raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")

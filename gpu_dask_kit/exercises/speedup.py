@@ -17,15 +17,25 @@ __all__ = ["sizes_read", "extremes", "rounded_medians", "reads_speed_ups", "uses
 MEASURED = ("medians", "all_times", "speed_ups", "times")
 
 
-def sizes_read(cell: str) -> None:
+def sizes_read(cell: str, helpers: tuple[ast.AST, ...] = ()) -> None:
     """A :class:`Hint` when the answer cell reads a time at a cluster size that matches the sizes measured here only
     by chance: a count (``len(medians)``), the notebook's CPU cluster request, or a typed size other than 1 (one worker
-    is always measured; the largest size is the GPU count on a GPU machine)."""
+    is always measured; the largest size is the GPU count on a GPU machine). ``helpers``: the code of the learner's own
+    functions the cell calls, whose parameters stand for the measurements and whose defaults are typed too (learner
+    review 19: ``def ratio2(t, k=2): return t[1] / t[k]``)."""
     tree = ast.parse(cell)
-    made = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
-    inside = [e for n in ast.walk(tree) if isinstance(n, ast.Call) and (e := evaluated_string(n)) is not None]  # eval("...")
-    for node in [n for root in (tree, *inside) for n in ast.walk(root)]:
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in MEASURED):
+    roots = (tree, *helpers)
+    made = {t.id: node.value for r in roots for node in ast.walk(r) if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+    measured = set(MEASURED)
+    for function in (n for h in helpers for n in ast.walk(h) if isinstance(n, (ast.FunctionDef, ast.Lambda))):
+        args = function.args
+        positional = [*args.posonlyargs, *args.args]
+        measured |= {a.arg for a in positional} | {a.arg for a in args.kwonlyargs}
+        made.update({a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)})
+        made.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+    inside = [e for r in roots for n in ast.walk(r) if isinstance(n, ast.Call) and (e := evaluated_string(n)) is not None]  # eval("...")
+    for node in [n for root in (*roots, *inside) for n in ast.walk(root)]:
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in measured):
             continue
         index = node.slice
         if isinstance(index, ast.Name) and index.id in made:

@@ -35,6 +35,11 @@ def limits_read(cell: str | None, where: str = "your answer cell") -> None:
     cancels = len(units) >= 2  # the same unit on both sides (``(x.nbytes / 1e6) / (sum(limits) / 1e6)``): it cancels
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and literal(node.right):
+            if _unit(node.right) and "nbytes" in ast.unparse(node.left) and not cancels:
+                raise Hint(
+                    f"fraction divides x's size by {ast.unparse(node.right)} (another unit) while the limits stay in "
+                    "bytes: the ratio is off by that factor. Keep both sizes in bytes, as Dask reports them."
+                )
             if _cancelled(node) or ((reads_limits or cancels) and _unit(node.right)):
                 continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""

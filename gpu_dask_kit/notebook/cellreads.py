@@ -81,6 +81,10 @@ def _local_names(statement: ast.stmt) -> set[str]:
 
     >>> sorted(_local_names(ast.parse("w = {a: 1 for held in where.values() for a in held}").body[0]))
     ['a', 'held']
+    >>> sorted(_local_names(ast.parse("def pick(rs):\\n    best = None\\n    for r in rs:\\n        best = r\\n    return best").body[0]))
+    ['best', 'r', 'rs']
+    >>> sorted(_local_names(ast.parse("def bump():\\n    global n\\n    n = n + 1").body[0]))
+    []
     """
     local: set[str] = set()
     for node in ast.walk(statement):
@@ -89,6 +93,10 @@ def _local_names(statement: ast.stmt) -> set[str]:
         elif isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             local |= {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+            if not isinstance(node, ast.Lambda):  # a name the function assigns is its own (unless declared global)
+                declared = {name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+                stored = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                local |= stored - declared
     return local
 
 

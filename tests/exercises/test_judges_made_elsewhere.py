@@ -273,6 +273,9 @@ def test_05_2_results_taken_from_the_lessons_table_do_not_follow_the_data(client
     exec("from itertools import combinations\nresults = dask.compute(*[fit_ols(data_future, p) for p in combinations(features, 2)])", ns)
     n = len(ns["features"]) - 1
     verdict = judge("05-2", answer(ns, "05-2", FITS + f"x0_results = dask.compute(*lazy_fits)\nx0_results = tuple(reversed(results[:{n}]))"))
+    assert_rejected("05-2", ns, verdict, "in another order than lazy_fits")  # (review 19: the order is checked first)
+    ns["results"] = tuple(reversed(ns["results"][:n])) + ns["results"][n:]  # the lesson's table, in another order
+    verdict = judge("05-2", answer(ns, "05-2", FITS + f"x0_results = dask.compute(*lazy_fits)\nx0_results = tuple(reversed(results[:{n}]))"))
     assert_rejected("05-2", ns, verdict, "does not follow the data")
 
 
@@ -438,6 +441,7 @@ RIGHT_HELPERS = [
         "fraction = frac(x, session.client)",
     ),
     ("04-2", "def rows_of(frame, i=2):\n    return len(frame.partitions[i])", "rows_in_partition_2 = rows_of(ddf)"),
+    ("07-2", "def ratio(t, base=1):\n    return t[base] / t[max(t)]", "speed_up = ratio(medians)"),
 ]
 
 
@@ -484,6 +488,24 @@ REVIEW_19 = [
 ]
 
 
+REVIEW_19 += [
+    ("05-2", "", FITS + "x0_results = [(c, k, i, 0.99) for c, k, i, r in dask.compute(*lazy_fits)]", "R² of the results are not what the fits"),
+    ("05-2", "", FITS + "x0_results = dask.compute(*lazy_fits)[::-1]", "in another order than lazy_fits"),
+    ("07-2", "def ratio2(t, k=2):\n    return t[1] / t[k]", "speed_up = ratio2(medians)", "a cluster size written out"),
+    ("07-2", "", "speed_up = round(medians[1] / medians[max(medians)])", "rounded too far"),
+    ("07-2", "", "speed_up = 1 / (medians[max(medians)] / medians[1]) if medians else 1.12", "without a test around it"),
+    ("06-2", f"limits = [w['memory_limit'] for w in {LIMITS}]", "fraction = x.nbytes / 2**20 / sum(limits)", "divides x's size by 2 ** 20"),
+    ("06-2", "", f"fraction = str(round(100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 2))", "percentage written as a plain number"),
+    (
+        "08-2",
+        "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)",
+        "slot_futures = restricted[:4]\nslot_workers = session.client.gather(slot_futures)",
+        "`restricted` already held",
+    ),
+    ("05-2", "", FITS + "x0_results = [(c, k.round(1), round(i, 1), round(r, 1)) for c, k, i, r in dask.compute(*lazy_fits)]", "are rounded"),
+]
+
+
 @pytest.mark.parametrize(("key", "scratch", "code", "said"), REVIEW_19, ids=[f"{k}-{i}" for i, (k, *_) in enumerate(REVIEW_19)])
 def test_review_19_wrong_answers_are_refused_for_what_they_do(key, scratch, code, said, client):
     ns, verdict = _judged(key, client, code, scratch, in_notebook=True)
@@ -501,7 +523,7 @@ def test_review_19_04_2_rows_selected_by_date_are_not_partition_2(client):
 
 def test_review_19_01_2_a_test_around_plain_arithmetic_is_not_called_a_dask_computation(client):
     ns, verdict = _judged("01-2", client, "spill_at = 0.6 * 16 * 2**30 if True else 0")
-    assert_rejected("01-2", ns, verdict, "picks its value with a test", not_said="Dask computation")
+    assert_rejected("01-2", ns, verdict, "without a test around it", not_said="Dask computation")
 
 
 def test_review_19_a_value_that_moves_between_runs_is_named_so_not_called_left_over(client):
@@ -511,3 +533,32 @@ def test_review_19_a_value_that_moves_between_runs_is_named_so_not_called_left_o
     assert_rejected("00-2", ns, verdict, "changes from one run of your answer cell to the next")
     ns["In"].insert(-1, "print('another cell')")  # not run just before the check: the value may be left from before
     assert_rejected("00-2", ns, judge("00-2", ns), "left from an earlier run")
+
+
+REVIEW_19_RIGHT = [
+    (
+        "05-1",
+        "def pick_best(results):\n    best, best_r2 = None, float('-inf')\n    for cols, coef, b, r2 in results:\n"
+        "        if r2 > best_r2:\n            best, best_r2 = cols[0], r2\n    return best\nbest = 'x1'",
+        "single_fits = [fit_ols(data_future, (f,)) for f in features]\nall_res = dask.compute(*single_fits)\nbest_single_feature = pick_best(all_res)",
+    ),
+    (
+        "06-1",
+        "def keep_and_fetch(arr):\n    held = arr.persist()\n    return held, to_host(held.compute())",
+        "col_sums = x.sum(axis=0)\ncol_sums_persisted, col_sums_local = keep_and_fetch(col_sums)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "scratch", "code"), REVIEW_19_RIGHT, ids=[k for k, _, _ in REVIEW_19_RIGHT])
+def test_review_19_right_answers_with_helpers_of_the_learners_own_pass(key, scratch, code, client):
+    """A loop that compares inside a helper (a global of the same name as its local `best` left by an earlier try), and
+    a helper that persists then fetches: both were refused with words that were untrue."""
+    _, verdict = _judged(key, client, code, scratch, in_notebook=True)
+    assert verdict.correct, verdict.message
+
+
+def test_review_19_06_1_sums_computed_in_threads_beside_a_persist_stay_refused(client):
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute(scheduler='threads'))"
+    ns, verdict = _judged("06-1", client, code)
+    assert_rejected("06-1", ns, verdict, "this notebook's threads")

@@ -399,6 +399,13 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
                 "of ddf and let Dask count its rows."
             )
+        tree = _parse(found.cell)
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
+        if any(n.func.attr == "count" and not n.args for n in calls):  # x.count(): a column's values, not rows
+            raise Hint(
+                "the number is right here, but count() counts the values that are NOT missing (in a column, or per "
+                "column): a row with a missing value would not be counted. The question asks for rows: count those."
+            )
         by_number = ("partitions[", "get_partition(", "to_delayed(", "partition_info")
         if ".loc[" in found.cell and not any(p in found.cell for p in by_number):
             raise Hint(

@@ -496,6 +496,7 @@ REVIEW_19 += [
     ("07-2", "", "speed_up = 1 / (medians[max(medians)] / medians[1]) if medians else 1.12", "without a test around it"),
     ("06-2", f"limits = [w['memory_limit'] for w in {LIMITS}]", "fraction = x.nbytes / 2**20 / sum(limits)", "divides x's size by 2 ** 20"),
     ("06-2", "", f"fraction = str(round(100 * x.nbytes / sum(w['memory_limit'] for w in {LIMITS}), 2))", "percentage written as a plain number"),
+    ("04-2", "", "rows_in_partition_2 = int(ddf.partitions[2].x.count().compute())", "NOT missing"),
     (
         "08-2",
         "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)",

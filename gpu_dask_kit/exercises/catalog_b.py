@@ -400,8 +400,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "of ddf and let Dask count its rows."
             )
         tree = _parse(found.cell)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
-        if any(n.func.attr == "count" and not n.args for n in calls):  # x.count(): a column's values, not rows
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.args] if tree else []
+        if any(isinstance(n.func, ast.Attribute) and n.func.attr == "count" for n in calls):  # x.count(): values, not rows
             raise Hint(
                 "the number is right here, but count() counts the values that are NOT missing (in a column, or per "
                 "column): a row with a missing value would not be counted. The question asks for rows: count those."

@@ -33,6 +33,7 @@ __all__ = [
     "persisted",
     "submissions",
     "task_inputs",
+    "task_functions",
     "resource_restrictions",
 ]
 
@@ -239,6 +240,20 @@ def _args(dask_scheduler: Any, keys: list[Any]) -> list[list[Any]]:
         args = getattr(ts.run_spec, "args", None) if ts is not None else None
         out.append([a for a in args if isinstance(a, (int, float, str))] if isinstance(args, tuple) else [])
     return out
+
+
+def _functions(dask_scheduler: Any, keys: list[Any]) -> list[str | None]:
+    out: list[str | None] = []
+    for key in keys:
+        ts = dask_scheduler.tasks.get(key)
+        func = getattr(getattr(ts, "run_spec", None), "func", None) if ts is not None else None
+        out.append(getattr(func, "__name__", None) if func is not None else None)
+    return out
+
+
+def task_functions(client: Any, keys: list[Any]) -> list[str | None]:
+    """Per key: the name of the function its task ran (None: unknown task, or data rather than a call)."""
+    return client.run_on_scheduler(_functions, keys=list(keys))
 
 
 def task_args(futures: list[Any]) -> list[list[Any]]:

@@ -563,3 +563,15 @@ def test_review_19_06_1_sums_computed_in_threads_beside_a_persist_stay_refused(c
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums.compute(scheduler='threads'))"
     ns, verdict = _judged("06-1", client, code)
     assert_rejected("06-1", ns, verdict, "this notebook's threads")
+
+
+def test_review_19_09_1_squares_under_keys_of_the_learners_own_naming_pass(client):
+    code = (
+        "squares = session.client.map(square, range(10), key=[f'my-sq-{i}' for i in range(10)])\n"
+        "total_future = session.client.submit(sum, squares, pure=False)"
+    )
+    ns, verdict = _judged("09-1", client, code)
+    assert verdict.correct, verdict.message
+    scattered = "squares = session.client.scatter([i * i for i in range(10)])\ntotal_future = session.client.submit(sum, squares, pure=False)"
+    ns, verdict = _judged("09-1", client, scattered)
+    assert_rejected("09-1", ns, verdict, "not made by square on the cluster")

@@ -567,8 +567,7 @@ def test_review_19_06_1_sums_computed_in_threads_beside_a_persist_stay_refused(c
 
 def test_review_19_09_1_squares_under_keys_of_the_learners_own_naming_pass(client):
     code = (
-        "squares = session.client.map(square, range(10), key=[f'my-sq-{i}' for i in range(10)])\n"
-        "total_future = session.client.submit(sum, squares, pure=False)"
+        "squares = session.client.map(square, range(10), key=[f'my-sq-{i}' for i in range(10)])\ntotal_future = session.client.submit(sum, squares, pure=False)"
     )
     ns, verdict = _judged("09-1", client, code)
     assert verdict.correct, verdict.message

@@ -227,3 +227,15 @@ def test_a_local_scheduler_on_data_the_cluster_holds_is_explained_where_the_cell
         except ValueError as err:
             text = hints.explain(err, namespace={"In": [""]})
     assert text is not None and "a local scheduler" in text and "Leave scheduler= out" in text, text
+
+
+def test_get_worker_called_in_the_notebook_gets_a_sentence():
+    """Learner review 20: 08's `[where_am_i(i) for i in range(4)]` ran the task's function here and showed distributed's
+    `ValueError: No worker found` traceback only."""
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError as err:
+        said = hints.explain(err, session=None, namespace={})
+    assert said is not None and "client.submit or client.map" in said, said

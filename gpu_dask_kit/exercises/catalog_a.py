@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
 from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
 from .. import scheduler_view
 from .chunks import check_a, chunks_merged
+from .evidence import persisted
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
@@ -43,7 +45,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
             "from a. The check computes it, after looking at its task graph."
         )
-    if futures_of(total):
+    if futures_of(total) and persisted(total) is None:  # (a lazy sum of a persisted a is a recipe: fine)
         raise Hint(
             "total is persisted: its value was already computed on the workers, and the check wants the recipe. Leave "
             "it lazy (no persist, no compute): the check looks at its task graph, then computes it."
@@ -73,11 +75,19 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_hidden(cell, "total", expected, rel=1e-12)
     require_contributes(cell, "total", ns)  # (a**2).sum() * 0 + a formula: the value is the formula's
     require_no_chooser(cell, "total")  # da.maximum((a**2).sum(), a formula), da.where(..., formula, 0)
+    narrow = _narrowed(cell)
+    if narrow is not None:
+        raise Hint(
+            f"your answer cell converts a's numbers to {narrow} before squaring: squares of numbers up to N-1 do not fit "
+            f"in {np.dtype(narrow).itemsize * 8} bits, and integers that overflow wrap around silently. Keep a's own "
+            "64-bit integers."
+        )
     if _follows_a(total, a) is False:
         raise Hint(
-            "total does not follow a's values: with every number in a doubled, a sum of squares becomes 4 times as large, "
-            "and total does not. It is worked out from something else than every element's square (a formula on one of "
-            "a's values, say), which matches the sum of squares of 0, 1, ..., N-1 only. Square every element of a, then add them all up."
+            "total does not behave as a sum of squares of a's elements: with every number in a doubled, a sum of squares "
+            "becomes exactly 4 times as large, and total does not. It is worked out from something else than every "
+            "element's square (a formula on one of a's values, a square of a sum, say), which matches the sum of squares "
+            "of 0, 1, ..., N-1 only by chance or not at all. Square every element of a, then add them all up."
         )
     require_not_worked_out(cell, "total", ns, expected)  # a formula handed to another Dask call: the formula's too
     value = total.compute()
@@ -89,6 +99,31 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
+
+
+def _narrowed(cell: str | None) -> str | None:
+    """The integer dtype narrower than 64 bits that the answer cell converts to (``a.astype("uint32")``), or None.
+
+    >>> _narrowed("total = (a.astype('uint32') ** 2).sum()"), _narrowed("total = (a.astype(np.int16) ** 2).sum()")
+    ('uint32', 'int16')
+    >>> _narrowed("total = (a.astype('int64') ** 2).sum()") is None
+    True
+    """
+    import numpy as np
+
+    tree = _parse(cell or "")
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and node.args):
+            continue
+        given = node.args[0]
+        name = given.value if isinstance(given, ast.Constant) else given.attr if isinstance(given, ast.Attribute) else None
+        try:
+            dtype = np.dtype(name) if isinstance(name, str) else None
+        except TypeError:
+            dtype = None
+        if dtype is not None and dtype.kind in "iu" and dtype.itemsize < 8:
+            return str(dtype)
+    return None
 
 
 def _follows_a(total: Any, a: Any) -> bool | None:
@@ -133,6 +168,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_spelled(cell, "cluster_memory")
     numbers_read(cell, None, limits, name="cluster_memory", namespace=ns, key="00-2")
     require_each_limit(cell, "cluster_memory", limits, namespace=ns, key="00-2")
+    _one_value_per_worker(cell, ns)
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
     code = [cell or "", *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))]
     if any("get_worker" in c for c in code):
@@ -149,6 +185,24 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     size_answer(value, expected, "cluster_memory", look)
     return f"that is how much host memory the {len(limits)} workers may use together."
+
+
+def _one_value_per_worker(cell: str | None, ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell (or a function of the learner's own it calls) adds up a value that does not
+    read the loop's variable, once per worker: ``sum(limit for _ in workers)`` (one worker's limit, counted as many times
+    as there are workers: the product ``limit * len(workers)`` written as a loop; learner review 20)."""
+    trees = [t for t in (_parse(cell or ""),) if t is not None] + [t for _, t in own_trees(cell, ns, "00-2")]
+    for node in (n for t in trees for n in ast.walk(t)):
+        if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            continue
+        loop = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        read = {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}
+        if loop and not loop & read and any(isinstance(n, (ast.Name, ast.Subscript, ast.Attribute)) for n in ast.walk(node.elt)):
+            raise Hint(
+                f"your answer cell adds up the same value once per worker ({ast.unparse(node.elt)}, whatever the loop's "
+                "worker is): that is one worker's limit times the number of workers, right only while every worker has "
+                "the same limit. Add up the limit the scheduler reports for EACH worker."
+            )
 
 
 def _asks_the_cluster(cell: str, ns: dict[str, Any]) -> bool:
@@ -351,22 +405,33 @@ def _matrix_brought_here(cell: str | None, ns: dict[str, Any]) -> None:
     sends it back inside the graph; ``da.from_array(x.compute())``)."""
     trees = [t for t in (_parse(cell or ""),) if t is not None] + [t for _, t in own_trees(cell, ns, "02-1")]
 
+    shape = getattr(ns.get("x"), "shape", ())
+
     def large(node: ast.AST) -> str | None:
-        if isinstance(node, ast.BinOp):  # (x - approx).compute(): the whole difference
-            return large(node.left) or large(node.right)
-        while isinstance(node, ast.Subscript):
-            node = node.value
-        if not isinstance(node, ast.Name):
+        """The expression's text when it is a lazy array of x's shape (evaluated when it calls nothing: lazy, cheap)."""
+        if isinstance(node, ast.Name):
+            value = ns.get(node.id)
+        elif isinstance(node, ast.expr) and not any(isinstance(n, (ast.Call, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node)):
+            try:
+                value = eval(compile(ast.Expression(node), "<answer>", "eval"), {"__builtins__": {}}, dict(ns))  # no calls
+            except Exception:
+                return None
+        else:
             return None
-        value = ns.get(node.id)
-        return node.id if is_lazy(value) and getattr(value, "shape", None) == getattr(ns.get("x"), "shape", ()) else None
+        return ast.unparse(node) if is_lazy(value) and getattr(value, "shape", None) == shape else None
 
     for node in (n for t in trees for n in ast.walk(t)):
+        brought = _blockwise_here(node, large)
+        if brought:
+            raise Hint(
+                f"your answer cell brings {brought} to this notebook block by block (each block computed and kept here): "
+                "every value of that matrix comes here, and NumPy works on it on one core. Keep the matrices on the "
+                "workers: build the whole expression with Dask and compute only the final number."
+            )
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        brought = None
         if called == "compute" and isinstance(func, ast.Attribute):
             brought = large(func.value) or next((n for n in map(large, node.args) if n), None)
         elif called in ("asarray", "array", "to_host") and node.args:
@@ -378,6 +443,38 @@ def _matrix_brought_here(cell: str | None, ns: dict[str, Any]) -> None:
                 "graph (the 'Sending large graph' warning). Keep the matrices on the workers: build the whole "
                 "expression with Dask and compute only the final number."
             )
+
+
+def _blockwise_here(node: ast.AST, large: Any) -> str | None:
+    """The matrix a comprehension brings here block by block (``[b.compute() for b in (x - approx).blocks]``,
+    ``dask.compute(*[b for b in m.blocks])``: each block itself, not a reduction of it; learner review 20), or None."""
+    if not isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return None
+    for generator in node.generators:
+        source = generator.iter
+        while isinstance(source, ast.Call) and (
+            (isinstance(source.func, ast.Attribute) and source.func.attr in ("ravel", "flatten", "to_delayed"))
+            or (isinstance(source.func, ast.Name) and source.func.id in ("list", "tuple", "iter") and source.args)
+        ):
+            source = source.func.value if isinstance(source.func, ast.Attribute) else source.args[0]
+        if isinstance(source, ast.Attribute) and source.attr == "blocks":
+            source = source.value
+        elif not (isinstance(generator.iter, ast.Call) and "to_delayed" in ast.unparse(generator.iter)):
+            continue
+        matrix = large(source)
+        loop = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+        elt = node.elt
+        itself = isinstance(elt, ast.Name) and elt.id in loop
+        fetched = False
+        if isinstance(elt, ast.Call):
+            func = elt.func
+            computes = isinstance(func, ast.Attribute) and func.attr == "compute" and isinstance(func.value, ast.Name) and func.value.id in loop
+            first = elt.args[0] if elt.args else None
+            converts = isinstance(first, ast.Name) and first.id in loop and ast.unparse(func).split(".")[-1] in ("asarray", "array", "to_host")
+            fetched = computes or converts
+        if matrix and (itself or fetched):
+            return matrix
+    return None
 
 
 def _judge_02_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:

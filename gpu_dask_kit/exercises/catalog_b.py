@@ -400,11 +400,15 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "of ddf and let Dask count its rows."
             )
         tree = _parse(found.cell)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.args] if tree else []
-        if any(isinstance(n.func, ast.Attribute) and n.func.attr == "count" for n in calls):  # x.count(): values, not rows
+        calls = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
+        dropping = {"count": "count() counts the values that are NOT missing", "dropna": "dropna() drops the rows with a missing value",
+                    "drop_duplicates": "drop_duplicates() drops repeated rows", "nunique": "nunique() counts distinct values",
+                    "unique": "unique() keeps distinct values only"}  # fmt: skip
+        dropped = next((dropping[c] for c in calls if c in dropping), None)
+        if dropped is not None:  # right here only because partition 2 has no missing or repeated values (learner review 20)
             raise Hint(
-                "the number is right here, but count() counts the values that are NOT missing (in a column, or per "
-                "column): a row with a missing value would not be counted. The question asks for rows: count those."
+                f"the number is right here, but {dropped}: it matches the number of rows only while the partition has no "
+                "missing or repeated values, which this one happens not to have. The question asks for its rows: count them."
             )
         by_number = ("partitions[", "get_partition(", "to_delayed(", "partition_info")
         if ".loc[" in found.cell and not any(p in found.cell for p in by_number):

@@ -16,6 +16,7 @@ from .. import scheduler_view
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
+from .own_code import own_trees
 from .replay import _assigned, _parse, answer_cell, nodes_making
 from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
@@ -209,6 +210,18 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    typed = _returns_a_typed_name(answer_cell(ns, "slot_futures"), ns)
+    if typed is not None:
+        raise Hint(
+            f"the tasks run {typed}, which returns a name written out, whichever worker runs it: the results then say "
+            "nothing about where each task ran. Run where_am_i, which asks its worker for its name."
+        )
+    ran_on = _workers_holding(ns["session"].client, list(futures))
+    if ran_on is not None and [str(n) for n in names] != ran_on:
+        raise Hint(
+            "the tasks' results are not the names of the workers they ran on: they ran another function than "
+            "where_am_i (which asks its worker for its name). The question is where each task ran: run where_am_i."
+        )
     if fetched is None:
         raise Hint(
             "could not be checked, because the scheduler's record of when these tasks were submitted is gone (it keeps "
@@ -221,6 +234,32 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "this notebook (typed in?). Bring the futures' results back and store what they hold."
         )
     return "every task asked for a GPU_SLOT, and ran where one is offered."
+
+
+def _returns_a_typed_name(cell: str | None, ns: dict[str, Any]) -> str | None:
+    """How the answer cell's tasks return a string written out (``lambda i: "with-slot"``, or a function of the
+    learner's own whose every ``return`` is a string literal: learner review 20); None otherwise."""
+    tree = _parse(cell or "")
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Constant) and isinstance(node.body.value, str):
+            return f"`{ast.unparse(node)}`"
+    for name, code in own_trees(cell, ns, "08-2"):
+        returns = [n.value for n in ast.walk(code) if isinstance(n, ast.Return)]
+        lambdas = [n.body for n in ast.walk(code) if isinstance(n, ast.Lambda)]
+        values = returns + lambdas
+        if values and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
+            return f"`{name}`"
+    return None
+
+
+def _workers_holding(client: Any, futures: list[Any]) -> list[str] | None:
+    """Per future, the name of the worker holding its result (where the task ran); None when the scheduler cannot say."""
+    try:
+        where = client.who_has(futures)
+        names = {address: str(info.get("name")) for address, info in scheduler_view.workers(client).items()}
+        return [names[where[f.key][0]] for f in futures]
+    except Exception:
+        return None
 
 
 def _repeats_one(cell: str | None) -> bool:

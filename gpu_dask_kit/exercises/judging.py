@@ -82,6 +82,8 @@ def require_persisted(value: Any, name: str, how: str) -> None:
             f"{name} is a tuple of {len(value)} Dask collection{'s' if len(value) != 1 else ''}: dask.persist returns a tuple, "
             f"one item per collection it was given (each held on the workers). {name} should be the persisted collection itself."
         )
+    if callable(value) and hasattr(value, "__self__") and is_lazy(value.__self__):  # x.persist, without its ()
+        raise Hint(f"{name} is a method ({getattr(value, '__name__', 'it')}, not called): add the parentheses to call it.")
     if not is_lazy(value):
         raise Hint(
             f"{name} is {describe(value)}: its values came back to this notebook. The question wants them kept on the "

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..notebook.cellreads import names_read
+from ..notebook.cellreads import _function_globals, names_read
 from ..notebook.skipped import names_above
 
 __all__ = ["own_functions", "own_trees"]
@@ -67,7 +67,8 @@ def own_functions(cell: str | None, namespace: dict[str, Any], key: str = "") ->
     lesson = names_above(namespace, key) if key else None
     found: list[tuple[str, Any]] = []
     seen: set[int] = set()
-    for name in sorted(names_read(cell, namespace)):
+    candidates = names_read(cell, namespace) | _defined_in(cell, namespace)  # (a def in the answer cell itself: review 20)
+    for name in sorted(candidates):
         if lesson is not None and name in lesson:
             continue
         for function in _functions_of(namespace.get(name), namespace):
@@ -75,6 +76,20 @@ def own_functions(cell: str | None, namespace: dict[str, Any], key: str = "") ->
                 seen.add(id(function))
                 found.append((name, function))
     return found
+
+
+def _defined_in(cell: str, namespace: dict[str, Any]) -> set[str]:
+    """The names of the functions (and classes) the cell itself defines, and the globals those functions use."""
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return set()
+    names = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names |= {t.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) for t in s.targets if isinstance(t, ast.Name)}
+    seen: set[int] = set()
+    for name in list(names):
+        names |= _function_globals(namespace.get(name), seen)
+    return names
 
 
 def _tree(function: Any) -> ast.AST | None:

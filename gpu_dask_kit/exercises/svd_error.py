@@ -40,9 +40,10 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> None:
         )
     if not summing:
         raise Hint(
-            "the error was not computed by the workers: your answer cell brought x (or the SVD's factors) here whole and "
-            "NumPy did the work on one core, or nothing ran on the cluster. Build the ratio as Dask expressions from x, "
-            "u, s and v, and compute only the result."
+            "the error was not computed by Dask's blockwise work on the workers: your answer cell brought x (or the "
+            "SVD's factors) here whole, or handed the whole matrix to one task (a delayed NumPy function), and NumPy "
+            "did the work on one core; or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s "
+            "and v, and compute only the result."
         )
     if len(summing) > 1:
         raise Hint(

@@ -84,6 +84,11 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
         limits = " It ran on the cluster of the Client made after start_cluster(), not on the kit's: the kit's limits do not apply."
+    if isinstance(exc, ValueError) and str(exc).startswith("No worker found"):  # get_worker() in the notebook
+        return (
+            "gpu-dask-kit: this cell called a function that asks for its worker (get_worker()) here in the notebook, "
+            "which is no worker. Run it as a task on the cluster (client.submit or client.map), and it runs on a worker."
+        )
     if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):
         return f"gpu-dask-kit: {LOCAL_SCHEDULER}. Leave scheduler= out, and the cluster computes it."
     if is_out_of_memory(exc):

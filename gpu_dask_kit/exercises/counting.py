@@ -72,7 +72,7 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     own = {p for p in last if not p.startswith(("read_parquet", *MOVES))}
     if not counted and own:
         raise Hint(
-            "the workers ran your own functions on the partitions (through to_delayed or delayed), and the partial results "
+            "the workers ran your own functions on the partitions (map_partitions, to_delayed or delayed), and the partial results "
             "were combined here by hand: Dask cannot see that they count. A groupby (or value_counts) on the frame counts "
             "on the workers AND combines the partial counts there."
         )

@@ -372,6 +372,9 @@ def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:
                 value = eval(compile(ast.Expression(extra), "<argument>", "eval"), dict(ns)) if not isinstance(extra, ast.Starred) else None
             except Exception:
                 continue
+            start = isinstance(value, (int, float)) and value == 0 and extra is data[1] and ast.unparse(func) in ("sum", "builtins.sum")
+            if start:  # sum(squares, 0): sum's own start value, the answer's
+                continue
             if value is not None and not callable(value) and not hasattr(value, "key") and not isinstance(value, (list, tuple)):
                 raise Hint(
                     "the summing task is handed a value made in this notebook beside the squares' futures, so what it "

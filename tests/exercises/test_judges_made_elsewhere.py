@@ -646,3 +646,12 @@ def test_review_20_small_hint_defects(client):
 def test_review_20_02_2_a_test_around_a_typed_size_does_not_blame_typing(client):
     ns, verdict = _judged("02-2", client, "spill_threshold = '360MiB' if True else None")
     assert_rejected("02-2", ns, verdict, "without a test around it", not_said="typed answer")
+
+
+def test_review_20_09_1_sum_with_its_start_value_passes(client):
+    code = "squares = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, squares, 0, pure=False)"
+    _, verdict = _judged("09-1", client, code)
+    assert verdict.correct, verdict.message
+    typed = "squares = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, squares, 5, pure=False)"
+    _, verdict = _judged("09-1", client, typed)
+    assert not verdict.correct, verdict.message

@@ -238,4 +238,6 @@ def test_get_worker_called_in_the_notebook_gets_a_sentence():
         get_worker()
     except ValueError as err:
         said = hints.explain(err, session=None, namespace={})
-    assert said is not None and "client.submit or client.map" in said, said
+    assert said is not None and "client.submit, client.map" in said, said
+    wrapped = Exception("ValueError('No worker found')")  # what client.run(lambda: get_worker().name) raises
+    assert "dask_worker" in (hints.explain(wrapped, session=None, namespace={}) or ""), wrapped

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..notebook import outcomes
 from ..notebook.cellreads import names_read
-from ..notebook.rerun import cells_making, futures_in, restart_steps
+from ..notebook.rerun import cause_of, cells_making, futures_in, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
 from .elsewhere import VALUES_WRITTEN_OUT, require_made_in_cell
@@ -162,7 +162,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         first = (str(err).strip().splitlines() or [""])[0][:300]
         if _not_made(err, namespace):
             return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
-        if exercise.cluster and cluster_closed(namespace):
+        if (exercise.cluster and cluster_closed(namespace)) or cause_of(err) in ("closed", "session-closed"):  # (01 after close)
             return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names)))
         if exercise.cluster and own_cancel(namespace, exercise.names) and "Cancelled" in type(err).__name__:
             return Verdict(False, True, CANCELS.format(key=key, call=own_cancel(namespace, exercise.names)))

@@ -34,7 +34,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     check_a(a, n)
     tree = _parse(answer_cell(ns, "a") or "")
     made = _assigned(tree, "a") if tree is not None else None
-    if made is not None and "from_array(" in ast.unparse(made):  # (a's own statement: total made so is told otherwise)
+    if made is not None and ("from_array(" in ast.unparse(made) or _data_only(a)):  # (a's own statement: total made so is told otherwise)
         raise Hint(
             "a is made from an array built here in the notebook (from_array of NumPy numbers): the notebook holds all N "
             "numbers first, and Dask only cuts them up. Let Dask make the numbers itself, chunk by chunk (as the lesson's "
@@ -54,7 +54,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if len(graph) > MAX_TASKS:
         raise Hint(f"total has {len(graph):,} tasks: build it from a, with its 10 chunks.")
     if not set(flatten(a.__dask_keys__())) <= set(graph.keys()):
-        raise Hint("total is not built from a (its task graph does not contain a's chunks): start from a itself.")
+        raise Hint(
+            "total is not built from a's chunks as they are (its task graph does not hold a's own chunks): it is built "
+            "from something else, or a was handed whole to another call (a delayed function, say) that merged its "
+            "chunks away. Build total with Dask array operations on a itself."
+        )
     fresh(ns, ("a", "total"))  # (after: comparing a graph not built from a with its re-run can take long, and says less)
     if any(key_split(k).startswith("rechunk") for k in graph) and chunks_merged(total, a):
         raise Hint(
@@ -84,10 +88,10 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if _follows_a(total, a) is False:
         raise Hint(
-            "total does not behave as a sum of squares of a's elements: with every number in a doubled, a sum of squares "
-            "becomes exactly 4 times as large, and total does not. It is worked out from something else than every "
-            "element's square (a formula on one of a's values, a square of a sum, say), which matches the sum of squares "
-            "of 0, 1, ..., N-1 only by chance or not at all. Square every element of a, then add them all up."
+            "total does not behave as a sum of squares of a's elements: the check ran it with every number in a "
+            "doubled, and it did not come out exactly 4 times as large, as a sum of squares does (a formula on one of "
+            "a's values does not scale so; a square of a sum overflows 64-bit integers and wraps around). Square every "
+            "element of a, then add them all up."
         )
     require_not_worked_out(cell, "total", ns, expected)  # a formula handed to another Dask call: the formula's too
     value = total.compute()
@@ -99,6 +103,19 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
+
+
+def _data_only(a: Any) -> bool:
+    """True when a's chunks are data already in the graph (made here, in the notebook), not tasks that make them on a
+    worker: ``da.asarray(range(N))``, ``da.from_array(np.arange(N))`` (learner review 21)."""
+    from dask.task_spec import Task
+
+    try:
+        graph = dict(a.__dask_graph__())
+    except Exception:
+        return False
+    keys = set(flatten(a.__dask_keys__()))
+    return bool(keys) and not futures_of(a) and not any(isinstance(v, Task) for v in graph.values())
 
 
 def _narrowed(cell: str | None) -> str | None:
@@ -184,7 +201,60 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"somewhere else (a file, a setting, a value kept from before), not from the workers. {look}"
         )
     size_answer(value, expected, "cluster_memory", look)
+    if cell is not None and _same_with_uneven_limits(cell, ns):
+        raise Hint(
+            "your answer does not add up each worker's own limit: the check ran your answer cell again with the scheduler "
+            "reporting a larger limit for one worker, and it gave the same number. It counts one limit per worker (or "
+            f"reads a limit worked out before), which holds only while every worker has the same limit. {look}"
+        )
     return f"that is how much host memory the {len(limits)} workers may use together."
+
+
+class _UnevenClient:
+    """A client whose ``scheduler_info`` reports one more GiB for the first worker's memory limit (see below)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def scheduler_info(self, *args: Any, **kwargs: Any) -> Any:
+        import copy
+
+        info = copy.deepcopy(self._client.scheduler_info(*args, **kwargs))
+        for worker in list(info.get("workers", {}).values())[:1]:
+            worker["memory_limit"] = int(worker.get("memory_limit") or 0) + 2**30
+        return info
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class _UnevenSession:
+    """The notebook's session, with :class:`_UnevenClient` as its client."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.client = _UnevenClient(session.client)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+def _same_with_uneven_limits(cell: str, ns: dict[str, Any]) -> bool:
+    """True when 00-2's answer cell, run again with the scheduler reporting unequal limits (one worker's one GiB more),
+    gives the same number: it does not add up each worker's limit (learner reviews 20-21: ``sum(limit for _ in info)``,
+    ``reduce(lambda acc, w: acc + limit, ...)``, ``np.full(len(info), limit).sum()``, ``limit * sum(1 for _ in info)``).
+    Only for a cell that reaches the scheduler through the notebook's ``session`` or ``client`` (what the re-run can
+    change); False when it cannot be run again."""
+    from .elsewhere import unchanged_when
+
+    if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "Client(")):
+        return False
+    changes: dict[str, Any] = {}
+    if ns.get("session") is not None and hasattr(ns["session"], "client"):
+        changes["session"] = _UnevenSession(ns["session"])
+    if ns.get("client") is not None and hasattr(ns["client"], "scheduler_info"):
+        changes["client"] = _UnevenClient(ns["client"])
+    return bool(changes) and unchanged_when(ns, "cluster_memory", changes)
 
 
 def _one_value_per_worker(cell: str | None, ns: dict[str, Any]) -> None:

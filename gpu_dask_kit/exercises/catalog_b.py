@@ -403,8 +403,11 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         calls = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
         dropping = {"count": "count() counts the values that are NOT missing", "dropna": "dropna() drops the rows with a missing value",
                     "drop_duplicates": "drop_duplicates() drops repeated rows", "nunique": "nunique() counts distinct values",
-                    "unique": "unique() keeps distinct values only"}  # fmt: skip
+                    "unique": "unique() keeps distinct values only", "query": "query() keeps the rows that match it"}  # fmt: skip
         dropped = next((dropping[c] for c in calls if c in dropping), None)
+        masks = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Compare)] if tree else []
+        if dropped is None and masks:  # p[p.id > 0]: the rows that pass a test
+            dropped = f"a mask ({ast.unparse(masks[0].slice)}) keeps only the rows that pass it"
         if dropped is not None:  # right here only because partition 2 has no missing or repeated values (learner review 20)
             raise Hint(
                 f"the number is right here, but {dropped}: it matches the number of rows only while the partition has no "

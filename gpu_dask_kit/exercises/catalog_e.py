@@ -11,6 +11,7 @@ from typing import Any
 
 import dask
 from dask.utils import funcname, key_split
+from distributed import Future
 
 from .. import scheduler_view
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
@@ -162,7 +163,7 @@ def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any
     for name in sorted(names_read(cell, ns) - {"slot_futures"}):
         value = ns.get(name)
         held = value if isinstance(value, (list, tuple)) else [value]
-        if any(getattr(f, "key", None) in keys and hasattr(f, "result") for f in held):
+        if any(isinstance(f, Future) and f.key in keys for f in held):  # (a list of Delayed has the same keys: review 21)
             return name
     return None
 
@@ -210,7 +211,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
-    typed = _returns_a_typed_name(answer_cell(ns, "slot_futures"), ns)
+    workers = {str(w.get("name")) for w in scheduler_view.workers(ns["session"].client).values()}
+    typed = _returns_a_typed_name(answer_cell(ns, "slot_futures"), ns, workers)
     if typed is not None:
         raise Hint(
             f"the tasks run {typed}, which returns a name written out, whichever worker runs it: the results then say "
@@ -236,14 +238,19 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "every task asked for a GPU_SLOT, and ran where one is offered."
 
 
-def _returns_a_typed_name(cell: str | None, ns: dict[str, Any]) -> str | None:
+def _returns_a_typed_name(cell: str | None, ns: dict[str, Any], workers: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
     """How the answer cell's tasks return a string written out (``lambda i: "with-slot"``, or a function of the
-    learner's own whose every ``return`` is a string literal: learner review 20); None otherwise."""
+    learner's own whose every ``return`` is a string literal: learner review 20), or a task function with a worker's
+    name written in it (``lambda i: max(where_am_i(i), "with-slot")``: review 21); None otherwise."""
     tree = _parse(cell or "")
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Lambda) and isinstance(node.body, ast.Constant) and isinstance(node.body.value, str):
             return f"`{ast.unparse(node)}`"
+        if isinstance(node, ast.Lambda) and any(isinstance(c, ast.Constant) and c.value in workers for c in ast.walk(node.body)):
+            return f"`{ast.unparse(node)}`"
     for name, code in own_trees(cell, ns, "08-2"):
+        if any(isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in workers for c in ast.walk(code)):
+            return f"`{name}`"
         returns = [n.value for n in ast.walk(code) if isinstance(n, ast.Return)]
         lambdas = [n.body for n in ast.walk(code) if isinstance(n, ast.Lambda)]
         values = returns + lambdas

@@ -84,10 +84,11 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
     limits = _limits(session) if session is not None else ""
     if session is not None and foreign_default_client(session) is not None:  # a Client(...) made after start_cluster()
         limits = " It ran on the cluster of the Client made after start_cluster(), not on the kit's: the kit's limits do not apply."
-    if isinstance(exc, ValueError) and str(exc).startswith("No worker found"):  # get_worker() in the notebook
+    if "No worker found" in str(exc):  # get_worker() in the notebook, or inside client.run (no task there either)
         return (
-            "gpu-dask-kit: this cell called a function that asks for its worker (get_worker()) here in the notebook, "
-            "which is no worker. Run it as a task on the cluster (client.submit or client.map), and it runs on a worker."
+            "gpu-dask-kit: get_worker() found no worker: it works only inside a task (client.submit, client.map, a Dask "
+            "computation). Here it ran in the notebook, or through client.run, which runs a function outside any task: "
+            "run it as a task, or let client.run hand the worker in: client.run(lambda dask_worker: dask_worker.name)."
         )
     if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):
         return f"gpu-dask-kit: {LOCAL_SCHEDULER}. Leave scheduler= out, and the cluster computes it."

@@ -516,6 +516,9 @@ REVIEW_19 += [
     ("04-2", "", "rows_in_partition_2 = len(ddf.partitions[2].dropna())", "dropna() drops"),
     ("04-2", "", "rows_in_partition_2 = int(ddf.partitions[2].index.nunique().compute())", "nunique() counts distinct"),
     ("04-2", "", "rows_in_partition_2 = len(ddf.partitions[2].drop_duplicates())", "drop_duplicates() drops"),
+    ("04-2", "", "rows_in_partition_2 = len(ddf.partitions[2].query('x == x'))", "query() keeps"),
+    ("04-2", "", "p = ddf.partitions[2]\nrows_in_partition_2 = len(p[p.id > 0])", "a mask (p.id > 0)"),
+    ("00-1", "", "a = da.asarray(range(N), chunks=N // 10)\ntotal = (a ** 2).sum()", "built here in the notebook"),
     (
         "00-2",
         "",
@@ -583,15 +586,28 @@ SLOTS_20 = [
     ("", "str", "not the names of the workers they ran on"),
     ("", "lambda i: 'with-slot'", "returns a name written out"),  # the one slot worker's name: right by the cluster's shape
     ("def fake(i):\n    return 'with-slot'", "fake", "`fake`, which returns a name written out"),
+    ("", "lambda i: max(where_am_i(i), 'with-slot')", "returns a name written out"),
+    ("def mine(i):\n    name = where_am_i(i)\n    return 'with-slot' if name else 'plain'", "mine", "`mine`, which returns a name"),
 ]
 
 
-@pytest.mark.parametrize(("scratch", "func", "said"), SLOTS_20, ids=[f for _, f, _ in SLOTS_20])
+@pytest.mark.parametrize(("scratch", "func", "said"), SLOTS_20, ids=[str(i) for i in range(len(SLOTS_20))])
 def test_review_20_08_2_tasks_that_do_not_report_their_worker_are_refused(scratch, func, said, client):
     code = f"slot_futures = session.client.map({func}, range(4), resources={{'GPU_SLOT': 1}}, pure=False)\n"
     code += "slot_workers = session.client.gather(slot_futures)"
     ns, verdict = _judged("08-2", client, code, scratch, in_notebook=True)
     assert_rejected("08-2", ns, verdict, said)
+
+
+def test_review_21_08_2_collections_computed_under_annotate_pass(client):
+    """Cell 21's own style: delayed calls under dask.annotate, computed with client.compute, was told the futures were
+    held before (a list of Delayed answers any attribute, `result` too, and has the futures' keys)."""
+    code = (
+        "with dask.annotate(resources={'GPU_SLOT': 1}):\n    lazy6 = [dask.delayed(where_am_i, pure=False)(i) for i in range(4)]\n"
+        "    slot_futures = session.client.compute(lazy6)\nslot_workers = session.client.gather(slot_futures)"
+    )
+    _, verdict = _judged("08-2", client, code, in_notebook=True)
+    assert verdict.correct, verdict.message
 
 
 def test_review_20_helpers_defined_in_the_answer_cell_itself_are_read_too(client):
@@ -626,6 +642,21 @@ def test_review_19_09_1_squares_under_keys_of_the_learners_own_naming_pass(clien
     scattered = "squares = session.client.scatter([i * i for i in range(10)])\ntotal_future = session.client.submit(sum, squares, pure=False)"
     ns, verdict = _judged("09-1", client, scattered)
     assert_rejected("09-1", ns, verdict, "not made by square on the cluster")
+
+
+INFO = "info = session.client.scheduler_info(n_workers=-1)['workers']\nlimit = min(w['memory_limit'] for w in info.values())\n"
+ONE_LIMIT_PER_WORKER = [
+    "cluster_memory = sum(map(lambda w: limit, info.values()))",
+    "import functools\ncluster_memory = functools.reduce(lambda acc, w: acc + limit, info.values(), 0)",
+    "cluster_memory = int(np.full(len(info), limit).sum())",
+    "cluster_memory = limit * sum(1 for _ in info)",
+]
+
+
+@pytest.mark.parametrize("code", ONE_LIMIT_PER_WORKER, ids=range(len(ONE_LIMIT_PER_WORKER)))
+def test_review_21_00_2_one_limit_counted_per_worker_does_not_follow_uneven_limits(code, client):
+    ns, verdict = _judged("00-2", client, INFO + code)
+    assert_rejected("00-2", ns, verdict, "same")
 
 
 def test_review_20_00_1_a_persisted_a_with_a_lazy_total_passes(client):

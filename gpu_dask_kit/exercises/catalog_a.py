@@ -11,13 +11,14 @@ from dask.utils import key_split
 from distributed import futures_of
 
 from .. import scheduler_view
+from ..notebook.cellreads import names_read
 from .chunks import check_a, chunks_merged
 from .evidence import persisted
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import _assigned, _parse, answer_cell, typed_in
+from .replay import _assigned, _parse, answer_cell, rounding_in, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -281,8 +282,6 @@ def _asks_the_cluster(cell: str, ns: dict[str, Any]) -> bool:
     >>> _asks_the_cluster("m = int(open('total.txt').read())", {}), _asks_the_cluster("m = get_client().scheduler_info()", {})
     (False, True)
     """
-    from ..notebook.cellreads import names_read
-
     if any(call in cell for call in ("current_session(", "get_client(", "default_client(")):
         return True
     return any(_a_cluster(ns.get(n)) for n in names_read(cell, ns))
@@ -425,6 +424,12 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
         )
     _matrix_brought_here(answer_cell(ns, "rank10_error"), ns)
+    if "s_host" in names_read(answer_cell(ns, "rank10_error") or "", ns):
+        raise Hint(
+            "your answer cell reads s_host, the singular values already in this notebook: what it works out from them "
+            "(norm(x) as the root of their sum of squares, say) is the theory's shortcut done here, not the norms Dask "
+            "computes from x. Compute both norms with Dask, from x and the approximation."
+        )
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
     require_no_chooser(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
@@ -446,6 +451,12 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if close(number, 1 - expected, rel=1e-6, abs_=1e-6):
         raise Hint("that is 1 minus the error: the question asks for norm(x - approx) / norm(x) itself.")
     digits = next((d for d in range(1, 8) if number == round(expected, d)), None)
+    rounds = rounding_in(answer_cell(ns, "rank10_error")) is not None
+    if digits is None and not rounds and close(number, expected, rel=1e-3):  # (review 21: half the rows, told "rounded")
+        raise Hint(
+            "that is close to the rank-10 approximation's relative error, but not it: computed on part of the matrix, "
+            "or with a slightly different approximation? Use the whole x and the whole approximation."
+        )
     if digits is not None or close(number, expected, rel=1e-3):
         some = f"rounded to {digits} decimals" if digits is not None else "to a few digits only"
         raise Hint(f"that is the relative error of the rank-10 approximation {some}: a rounded number is not accepted. Store the computed value.")

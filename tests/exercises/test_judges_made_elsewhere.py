@@ -517,6 +517,8 @@ REVIEW_19 += [
     ("04-2", "", "rows_in_partition_2 = int(ddf.partitions[2].index.nunique().compute())", "nunique() counts distinct"),
     ("04-2", "", "rows_in_partition_2 = len(ddf.partitions[2].drop_duplicates())", "drop_duplicates() drops"),
     ("04-2", "", "rows_in_partition_2 = len(ddf.partitions[2].query('x == x'))", "query() keeps"),
+    ("02-1", "", APPROX + "rank10_error = float(da.linalg.norm(x - approx).compute() / np.linalg.norm(s_host))", "reads s_host"),
+    ("02-1", "", APPROX + "rank10_error = float((da.linalg.norm((x - approx)[1:]) / da.linalg.norm(x[1:])).compute())", "part of the matrix"),
     ("04-2", "", "p = ddf.partitions[2]\nrows_in_partition_2 = len(p[p.id > 0])", "a mask (p.id > 0)"),
     ("00-1", "", "a = da.asarray(range(N), chunks=N // 10)\ntotal = (a ** 2).sum()", "built here in the notebook"),
     (

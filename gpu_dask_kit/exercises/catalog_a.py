@@ -424,12 +424,6 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
         )
     _matrix_brought_here(answer_cell(ns, "rank10_error"), ns)
-    if "s_host" in names_read(answer_cell(ns, "rank10_error") or "", ns):
-        raise Hint(
-            "your answer cell reads s_host, the singular values already in this notebook: what it works out from them "
-            "(norm(x) as the root of their sum of squares, say) is the theory's shortcut done here, not the norms Dask "
-            "computes from x. Compute both norms with Dask, from x and the approximation."
-        )
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
     require_no_chooser(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
@@ -442,6 +436,12 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
+        if "s_host" in names_read(answer_cell(ns, "rank10_error") or "", ns):  # (review 21: norm(x) from s_host)
+            raise Hint(
+                "your answer cell reads s_host, the singular values already in this notebook: what it works out from "
+                "them (norm(x) as the root of their sum of squares, say) is the theory's shortcut done here, not the "
+                "norms Dask computes from x. Compute both norms with Dask, from x and the approximation."
+            )
         return "the rank-10 approximation's relative error, as theory predicts from the singular values."
     ranks = [k for k in range(1, len(s)) if k != 10 and close(number, rank_error(s, k), rel=1e-6, abs_=1e-6)]
     if ranks:

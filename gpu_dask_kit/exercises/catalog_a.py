@@ -250,6 +250,9 @@ def _same_with_uneven_limits(cell: str, ns: dict[str, Any]) -> bool:
 
     if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "Client(")):
         return False
+    code = "\n".join([cell, *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))])
+    if "scheduler_info" not in code or any(call in code for call in (".run(", "run_on_scheduler(")):
+        return False  # (the re-run changes what scheduler_info reports only: client.run asks the workers; review 22)
     changes: dict[str, Any] = {}
     if ns.get("session") is not None and hasattr(ns["session"], "client"):
         changes["session"] = _UnevenSession(ns["session"])
@@ -436,7 +439,16 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
-        if "s_host" in names_read(answer_cell(ns, "rank10_error") or "", ns):  # (review 21: norm(x) from s_host)
+        read = names_read(answer_cell(ns, "rank10_error") or "", ns)
+        shape = getattr(ns.get("x"), "shape", None)
+        approximated = bool(read & {"u", "v"}) or any(n != "x" and is_lazy(ns.get(n)) and getattr(ns.get(n), "shape", None) == shape for n in read)
+        if not approximated and "s" in read:  # (review 22: sqrt((s[10:] ** 2).sum()) / norm(x): the theory's numerator)
+            raise Hint(
+                "your answer cell never builds the approximation (it reads neither u nor v): the numerator comes from the "
+                "singular values (the theory's shortcut), not from norm(x - approx) computed from the matrices. Build "
+                "approx from u, s and v, and compute norm(x - approx) / norm(x)."
+            )
+        if "s_host" in read:  # (review 21: norm(x) from s_host)
             raise Hint(
                 "your answer cell reads s_host, the singular values already in this notebook: what it works out from "
                 "them (norm(x) as the root of their sum of squares, say) is the theory's shortcut done here, not the "

@@ -261,6 +261,15 @@ def _more_arguments(func: Any) -> list[str]:
     return required[1:]
 
 
+def _same_column(given: Any, original: Any) -> bool:
+    """True when two columns hold the same values (missing values alike), whatever the backend."""
+    try:
+        g, o = host(given), host(original)
+        return len(g) == len(o) and bool(g.reset_index(drop=True).equals(o.reset_index(drop=True)))
+    except Exception:
+        return True  # (cannot compare: judged by the rest)
+
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
@@ -299,6 +308,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     missing = [str(c) for c in original.columns if c not in out.columns]
     if missing:
         raise Hint(f"demean should return the whole partition plus x_demeaned; the frame it returns has lost column(s) {', '.join(missing)}.")
+    changed = [str(c) for c in original.columns if not _same_column(out[c], original[c])]
+    if changed:  # (learner review 22: df.assign(x_demeaned=..., y=df.y * 0) overwrote y)
+        raise Hint(
+            f"demean should return the partition's own columns as they are, plus x_demeaned; the frame it returns has "
+            f"changed column(s) {', '.join(changed)}. Add the new column without writing over the others."
+        )
     if is_lazy(demeaned) and futures_of(demeaned) and persisted(demeaned) is None:
         raise Hint(
             "demeaned is persisted: its partitions were computed and are now held in worker memory. The question asks "

@@ -661,6 +661,33 @@ def test_review_21_00_2_one_limit_counted_per_worker_does_not_follow_uneven_limi
     assert_rejected("00-2", ns, verdict, "same")
 
 
+RIGHT_22 = [
+    ("00-2", "cluster_memory = sum(session.client.run(lambda dask_worker: dask_worker.memory_manager.memory_limit).values())"),
+    (
+        "00-2",
+        "cluster_memory = session.client.run_on_scheduler(lambda dask_scheduler: sum(ws.memory_limit for ws in dask_scheduler.workers.values()))",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code"), RIGHT_22, ids=range(len(RIGHT_22)))
+def test_review_22_limits_asked_of_the_workers_or_the_scheduler_directly_pass(key, code, client):
+    """The re-run with unequal limits changes what scheduler_info reports only; these ask elsewhere and were refused."""
+    _, verdict = _judged(key, client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_review_22_04_1_a_demean_that_writes_over_another_column_is_refused(client):
+    code = "demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean(), y=df.y * 0)\ndemeaned = ddf.map_partitions(demean)"
+    ns, verdict = _judged("04-1", client, code)
+    assert_rejected("04-1", ns, verdict, "changed column(s) y")
+
+
+def test_review_22_02_1_the_theorys_numerator_is_refused(client):
+    ns, verdict = _judged("02-1", client, "rank10_error = float((da.sqrt((s[10:] ** 2).sum()) / da.linalg.norm(x)).compute())")
+    assert_rejected("02-1", ns, verdict, "never builds the approximation")
+
+
 def test_review_20_00_1_a_persisted_a_with_a_lazy_total_passes(client):
     _, verdict = _judged("00-1", client, "a = da.arange(N, chunks=N // 10).persist()\ntotal = (a ** 2).sum()")
     assert verdict.correct, verdict.message

@@ -129,7 +129,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
-    if given == 0 and cell is not None and "memory(" not in cell:  # bytes_held(x), a sum over nothing held
+    if given == 0 and cell is not None and "memory(" not in cell and rounding_in(cell) is None:  # bytes_held(x): nothing held
         raise Hint(
             "fraction is 0: what your answer cell measured counts none of x, because nothing of x is held on the workers "
             "now (x is a lazy recipe here, and a persisted copy is freed once its last reference is dropped). The "

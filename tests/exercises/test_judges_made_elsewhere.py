@@ -683,6 +683,12 @@ def test_review_22_04_1_a_demean_that_writes_over_another_column_is_refused(clie
     assert_rejected("04-1", ns, verdict, "changed column(s) y")
 
 
+def test_review_22_06_2_a_share_rounded_to_0_is_told_it_is_rounded(client):
+    code = f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / sum(limits)\nfraction = round(fraction, 1)"
+    ns, verdict = _judged("06-2", client, code)
+    assert_rejected("06-2", ns, verdict, "rounded", not_said="nothing of x is held")
+
+
 def test_review_22_02_1_the_theorys_numerator_is_refused(client):
     ns, verdict = _judged("02-1", client, "rank10_error = float((da.sqrt((s[10:] ** 2).sum()) / da.linalg.norm(x)).compute())")
     assert_rejected("02-1", ns, verdict, "never builds the approximation")

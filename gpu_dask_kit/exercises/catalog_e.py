@@ -192,7 +192,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         have = sorted({r for w in scheduler_view.workers(ns["session"].client).values() for r in w.get("resources", {})})
         raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
     if len(futures) != 4:
-        raise Hint(f"there are {len(futures)} tasks; the question asks for one per number in range(4).")
+        raise Hint(f"there {'is 1 task' if len(futures) == 1 else f'are {len(futures)} tasks'}; the question asks for one per number in range(4).")
     given = task_args(list(futures))
     if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
         raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
@@ -217,6 +217,13 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"the tasks run {typed}, which returns a name written out, whichever worker runs it: the results then say "
             "nothing about where each task ran. Run where_am_i, which asks its worker for its name."
+        )
+    elsewhere = _never_asks_its_worker(answer_cell(ns, "slot_futures"), ns)
+    if elsewhere is not None:
+        raise Hint(
+            f"the tasks run {elsewhere}, which never asks its worker for its name (no where_am_i or get_worker in it): "
+            "what it returns comes from somewhere else (a name set in the notebook, a default), whichever worker runs "
+            "it. Run where_am_i, which asks its worker for its name."
         )
     ran_on = _workers_holding(ns["session"].client, list(futures))
     if ran_on is not None and [str(n) for n in names] != ran_on:
@@ -256,6 +263,34 @@ def _returns_a_typed_name(cell: str | None, ns: dict[str, Any], workers: set[str
         values = returns + lambdas
         if values and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
             return f"`{name}`"
+    return None
+
+
+#: What a task function calls to learn which worker runs it.
+ASKS_ITS_WORKER = ("where_am_i", "get_worker", "dask_worker", "thread_state")
+
+
+def _never_asks_its_worker(cell: str | None, ns: dict[str, Any]) -> str | None:
+    """The task function of the answer cell's ``.map``/``.submit`` when nothing in it (nor in the notebook's functions
+    it calls) asks the worker for its name: its result is then a value from elsewhere (``lambda i: NAME``, a default, a
+    closure over a name worked out here: learner review 22); None otherwise, or when it cannot be told."""
+    from ..notebook.cellreads import names_read
+
+    tree = _parse(cell or "")
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("map", "submit") and node.args):
+            continue
+        func = node.args[0]
+        if isinstance(func, ast.Lambda):
+            text = ast.unparse(func)
+            reads = names_read(text, ns)
+        elif isinstance(func, ast.Name) and callable(ns.get(func.id)):
+            text = func.id
+            reads = names_read(func.id, ns)
+        else:
+            continue
+        if not any(word in reads or word in text for word in ASKS_ITS_WORKER):
+            return f"`{text}`"
     return None
 
 

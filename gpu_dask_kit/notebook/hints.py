@@ -279,7 +279,9 @@ def _install(shell: Any) -> bool:
     from distributed.scheduler import KilledWorker
     from distributed.utils import CancelledError
 
-    errors = (MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError, ValueError, NameError)
+    # Exception itself too: distributed re-raises a worker's error from client.run as a plain Exception("ValueError(...)")
+    # (learner review 22); an error the kit has nothing to say about keeps its traceback as IPython shows it.
+    errors = (MemoryError, KilledWorker, CancelledError, ClosedClientError, RuntimeError, AttributeError, TypeError, OSError, ValueError, NameError, Exception)
     shell.set_custom_exc(errors, _handler)
     shell._gpu_dask_kit_hints = True
     events = getattr(shell, "events", None)

@@ -590,6 +590,9 @@ SLOTS_20 = [
     ("def fake(i):\n    return 'with-slot'", "fake", "`fake`, which returns a name written out"),
     ("", "lambda i: max(where_am_i(i), 'with-slot')", "returns a name written out"),
     ("def mine(i):\n    name = where_am_i(i)\n    return 'with-slot' if name else 'plain'", "mine", "`mine`, which returns a name"),
+    ("NAME = 'with-slot'", "lambda i: NAME", "never asks its worker"),
+    ("", "lambda i, n='with-slot': n", "never asks its worker"),
+    ("label = 'with-slot'\ndef who(i):\n    return label", "who", "`who`, which never asks its worker"),
 ]
 
 
@@ -721,3 +724,9 @@ def test_review_20_09_1_sum_with_its_start_value_passes(client):
     typed = "squares = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, squares, 5, pure=False)"
     _, verdict = _judged("09-1", client, typed)
     assert not verdict.correct, verdict.message
+
+
+def test_review_22_07_1_counts_persisted_then_brought_here_pass(client):
+    code = "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().persist().compute()"
+    _, verdict = _judged("07-1", client, code)
+    assert verdict.correct, verdict.message

@@ -18,7 +18,7 @@ from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import _assigned, _parse, answer_cell, rounding_in, typed_in
+from .replay import _assigned, _depends, _parse, answer_cell, rounding_in, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -189,6 +189,12 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     _one_value_per_worker(cell, ns)
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
     code = [cell or "", *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))]
+    if _run_function_reads_no_limit(cell, ns):
+        raise Hint(
+            "the function your answer cell hands to client.run never asks its worker for the worker's limit (nothing in it "
+            "reads memory_limit): what it returns is a value from this notebook, counted once per worker. Let it read "
+            f"the worker's own limit (dask_worker.memory_manager.memory_limit). {look}"
+        )
     if any("get_worker" in c for c in code):
         raise Hint(
             "your answer cell reads the limit inside tasks (get_worker() in a task): which worker runs each task is the "
@@ -277,6 +283,21 @@ def _one_value_per_worker(cell: str | None, ns: dict[str, Any]) -> None:
                 "worker is): that is one worker's limit times the number of workers, right only while every worker has "
                 "the same limit. Add up the limit the scheduler reports for EACH worker."
             )
+
+
+def _run_function_reads_no_limit(cell: str | None, ns: dict[str, Any]) -> bool:
+    """True when a function the answer cell hands to ``client.run`` (a lambda, or a function of the learner's own) reads
+    no memory limit of its worker (``client.run(lambda dask_worker: limit)``: learner review 23)."""
+    tree = _parse(cell or "")
+    own = dict(own_trees(cell, ns, "00-2"))
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and node.args):
+            continue
+        func = node.args[0]
+        text = ast.unparse(func) if isinstance(func, ast.Lambda) else ast.unparse(own[func.id]) if isinstance(func, ast.Name) and func.id in own else None
+        if text is not None and not any(word in text for word in ("memory_limit", "memory_manager")):
+            return True
+    return False
 
 
 def _asks_the_cluster(cell: str, ns: dict[str, Any]) -> bool:
@@ -439,7 +460,9 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
-        read = names_read(answer_cell(ns, "rank10_error") or "", ns)
+        made = _parse(answer_cell(ns, "rank10_error") or "")
+        making = [made.body[i] for i in _depends(made.body, "rank10_error")] if made is not None else []
+        read = set().union(*(names_read(ast.unparse(st), ns) for st in making)) if making else names_read(answer_cell(ns, "rank10_error") or "", ns)
         shape = getattr(ns.get("x"), "shape", None)
         approximated = bool(read & {"u", "v"}) or any(n != "x" and is_lazy(ns.get(n)) and getattr(ns.get(n), "shape", None) == shape for n in read)
         if not approximated and "s" in read:  # (review 22: sqrt((s[10:] ** 2).sum()) / norm(x): the theory's numerator)

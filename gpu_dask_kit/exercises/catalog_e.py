@@ -291,6 +291,9 @@ def _never_asks_its_worker(cell: str | None, ns: dict[str, Any]) -> str | None:
             continue
         if not any(word in reads or word in text for word in ASKS_ITS_WORKER):
             return f"`{text}`"
+        names = [n for n in reads if isinstance(ns.get(n), str)]  # get_worker() called, then a name set here returned
+        if names:
+            return f"`{text}` (it returns `{names[0]}`, set in this notebook)"
     return None
 
 

@@ -593,6 +593,8 @@ SLOTS_20 = [
     ("NAME = 'with-slot'", "lambda i: NAME", "never asks its worker"),
     ("", "lambda i, n='with-slot': n", "never asks its worker"),
     ("label = 'with-slot'\ndef who(i):\n    return label", "who", "`who`, which never asks its worker"),
+    ("from distributed import get_worker\nNAME = 'with-slot'\ndef f(i):\n    get_worker()\n    return NAME", "f", "it returns `NAME`, set in this notebook"),
+    ("NAME = 'with-slot'", "lambda i: where_am_i(i) and NAME", "it returns `NAME`, set in this notebook"),
 ]
 
 
@@ -695,6 +697,15 @@ def test_review_22_06_2_a_share_rounded_to_0_is_told_it_is_rounded(client):
 def test_review_22_02_1_the_theorys_numerator_is_refused(client):
     ns, verdict = _judged("02-1", client, "rank10_error = float((da.sqrt((s[10:] ** 2).sum()) / da.linalg.norm(x)).compute())")
     assert_rejected("02-1", ns, verdict, "never builds the approximation")
+    unused = APPROX + "rank10_error = float((da.sqrt((s[10:] ** 2).sum()) / da.linalg.norm(x)).compute())"  # review 23
+    ns, verdict = _judged("02-1", client, unused)
+    assert_rejected("02-1", ns, verdict, "never builds the approximation")
+
+
+def test_review_23_00_2_a_run_function_that_returns_a_notebook_value_is_refused(client):
+    code = INFO + "cluster_memory = sum(session.client.run(lambda dask_worker: limit).values())"
+    ns, verdict = _judged("00-2", client, code)
+    assert_rejected("00-2", ns, verdict, "never asks its worker for the worker's limit")
 
 
 def test_review_20_00_1_a_persisted_a_with_a_lazy_total_passes(client):
@@ -726,7 +737,12 @@ def test_review_20_09_1_sum_with_its_start_value_passes(client):
     assert not verdict.correct, verdict.message
 
 
-def test_review_22_07_1_counts_persisted_then_brought_here_pass(client):
-    code = "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().persist().compute()"
+@pytest.mark.parametrize(
+    "code",
+    [
+        "rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().persist().compute()",
+    ],
+)
+def test_review_22_07_1_counts_persisted_then_brought_here_pass(code, client):
     _, verdict = _judged("07-1", client, code)
     assert verdict.correct, verdict.message

@@ -127,8 +127,6 @@ def _narrowed(cell: str | None) -> str | None:
     >>> _narrowed("total = (a.astype('int64') ** 2).sum()") is None
     True
     """
-    import numpy as np
-
     tree = _parse(cell or "")
     for node in ast.walk(tree) if tree is not None else ():
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and node.args):
@@ -184,18 +182,19 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is this machine's memory counted once per worker (each worker reports the whole machine), not what the workers may use. {look}")
     cell = answer_cell(ns, "cluster_memory")
     require_not_spelled(cell, "cluster_memory")
-    numbers_read(cell, None, limits, name="cluster_memory", namespace=ns, key="00-2")
-    require_each_limit(cell, "cluster_memory", limits, namespace=ns, key="00-2")
-    _one_value_per_worker(cell, ns)
+    own = own_trees(cell, ns, "00-2")  # the learner's own functions the cell calls: read once, by every check below
+    numbers_read(cell, None, limits, name="cluster_memory", helpers=own)
+    require_each_limit(cell, "cluster_memory", limits, helpers=own)
+    _one_value_per_worker(cell, own)
     require_contributes(cell, "cluster_memory", ns)  # * (len(info) // 2): a typed worker count in a factor of 1
-    code = [cell or "", *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))]
-    if _run_function_reads_no_limit(cell, ns):
+    code = "\n".join([cell or "", *(ast.unparse(tree) for _, tree in own)])
+    if _run_function_reads_no_limit(cell, own):
         raise Hint(
             "the function your answer cell hands to client.run never asks its worker for the worker's limit (nothing in it "
             "reads memory_limit): what it returns is a value from this notebook, counted once per worker. Let it read "
             f"the worker's own limit (dask_worker.memory_manager.memory_limit). {look}"
         )
-    if any("get_worker" in c for c in code):
+    if "get_worker" in code:
         raise Hint(
             "your answer cell reads the limit inside tasks (get_worker() in a task): which worker runs each task is the "
             "scheduler's choice (two tasks may well run on the same worker, and a worker may run none), so that does "
@@ -208,7 +207,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"somewhere else (a file, a setting, a value kept from before), not from the workers. {look}"
         )
     size_answer(value, expected, "cluster_memory", look)
-    if cell is not None and _same_with_uneven_limits(cell, ns):
+    if cell is not None and _same_with_uneven_limits(cell, code, ns):
         raise Hint(
             "your answer does not add up each worker's own limit: the check ran your answer cell again with the scheduler "
             "reporting a larger limit for one worker, and it gave the same number. It counts one limit per worker (or "
@@ -246,17 +245,16 @@ class _UnevenSession:
         return getattr(self._session, name)
 
 
-def _same_with_uneven_limits(cell: str, ns: dict[str, Any]) -> bool:
+def _same_with_uneven_limits(cell: str, code: str, ns: dict[str, Any]) -> bool:
     """True when 00-2's answer cell, run again with the scheduler reporting unequal limits (one worker's one GiB more),
     gives the same number: it does not add up each worker's limit (learner reviews 20-21: ``sum(limit for _ in info)``,
     ``reduce(lambda acc, w: acc + limit, ...)``, ``np.full(len(info), limit).sum()``, ``limit * sum(1 for _ in info)``).
     Only for a cell that reaches the scheduler through the notebook's ``session`` or ``client`` (what the re-run can
-    change); False when it cannot be run again."""
+    change; ``code``: the cell's and its helpers' code); False when it cannot be run again."""
     from .elsewhere import unchanged_when
 
     if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "Client(")):
         return False
-    code = "\n".join([cell, *(ast.unparse(tree) for _, tree in own_trees(cell, ns, "00-2"))])
     if "scheduler_info" not in code or any(call in code for call in (".run(", "run_on_scheduler(")):
         return False  # (the re-run changes what scheduler_info reports only: client.run asks the workers; review 22)
     changes: dict[str, Any] = {}
@@ -267,12 +265,17 @@ def _same_with_uneven_limits(cell: str, ns: dict[str, Any]) -> bool:
     return bool(changes) and unchanged_when(ns, "cluster_memory", changes)
 
 
-def _one_value_per_worker(cell: str | None, ns: dict[str, Any]) -> None:
+def _trees(cell: str | None, own: list[tuple[str, ast.AST]]) -> list[ast.AST]:
+    """The answer cell's tree (when it parses) and those of the learner's own functions it calls (``own``)."""
+    tree = _parse(cell or "")
+    return ([tree] if tree is not None else []) + [code for _, code in own]
+
+
+def _one_value_per_worker(cell: str | None, own: list[tuple[str, ast.AST]]) -> None:
     """A :class:`Hint` when the answer cell (or a function of the learner's own it calls) adds up a value that does not
     read the loop's variable, once per worker: ``sum(limit for _ in workers)`` (one worker's limit, counted as many times
     as there are workers: the product ``limit * len(workers)`` written as a loop; learner review 20)."""
-    trees = [t for t in (_parse(cell or ""),) if t is not None] + [t for _, t in own_trees(cell, ns, "00-2")]
-    for node in (n for t in trees for n in ast.walk(t)):
+    for node in (n for t in _trees(cell, own) for n in ast.walk(t)):
         if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
             continue
         loop = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
@@ -285,11 +288,11 @@ def _one_value_per_worker(cell: str | None, ns: dict[str, Any]) -> None:
             )
 
 
-def _run_function_reads_no_limit(cell: str | None, ns: dict[str, Any]) -> bool:
+def _run_function_reads_no_limit(cell: str | None, helpers: list[tuple[str, ast.AST]]) -> bool:
     """True when a function the answer cell hands to ``client.run`` (a lambda, or a function of the learner's own) reads
     no memory limit of its worker (``client.run(lambda dask_worker: limit)``: learner review 23)."""
     tree = _parse(cell or "")
-    own = dict(own_trees(cell, ns, "00-2"))
+    own = dict(helpers)
     for node in ast.walk(tree) if tree is not None else ():
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" and node.args):
             continue
@@ -519,8 +522,7 @@ def _matrix_brought_here(cell: str | None, ns: dict[str, Any]) -> None:
     size of x (x, approx, x - approx, u of a tall matrix) whole to the notebook: ``x.compute()``, ``dask.compute(x)``,
     ``np.asarray(x)``, ``to_host(x)`` (learner review 19: ``xh = x.compute()``, then ``da.linalg.norm(xh - approx)``
     sends it back inside the graph; ``da.from_array(x.compute())``)."""
-    trees = [t for t in (_parse(cell or ""),) if t is not None] + [t for _, t in own_trees(cell, ns, "02-1")]
-
+    trees = _trees(cell, own_trees(cell, ns, "02-1"))
     shape = getattr(ns.get("x"), "shape", ())
 
     def large(node: ast.AST) -> str | None:

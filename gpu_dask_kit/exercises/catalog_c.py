@@ -143,9 +143,10 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     require_not_hidden(cell, "fraction", given)
     limits_read(cell)
-    for function, code in own_trees(cell, ns, "06-2"):
+    own = own_trees(cell, ns, "06-2")  # the learner's own functions the cell calls: read once
+    for function, code in own:
         limits_read(ast.unparse(code), f"your function `{function}` (which your answer cell calls)")
-    numbers_read(cell, x.nbytes, limits, namespace=ns, key="06-2")
+    numbers_read(cell, x.nbytes, limits, helpers=own)
     _item_size_typed(cell, x)
     size_not_computed(ns)
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any
+from collections.abc import Sequence
 
 from .model import Hint
-from .own_code import own_trees
 from .replay import _depends, _parse
 from .values import as_bytes
 
@@ -93,13 +92,13 @@ def _counts_workers(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
-def require_each_limit(cell: str | None, name: str, limits: list[int], namespace: dict[str, Any] | None = None, key: str = "") -> None:
-    """A :class:`Hint` when the statements making ``name`` (or, with ``namespace``, the learner's own functions the cell
-    calls: learner review 19's ``def cm(client): return len(...) * limit``) multiply one limit by the number of workers
-    (right only while every worker has the same limit) instead of adding up each worker's own."""
+def require_each_limit(cell: str | None, name: str, limits: list[int], helpers: Sequence[tuple[str, ast.AST]] = ()) -> None:
+    """A :class:`Hint` when the statements making ``name`` (or ``helpers``, the code of the learner's own functions the
+    cell calls: learner review 19's ``def cm(client): return len(...) * limit``) multiply one limit by the number of
+    workers (right only while every worker has the same limit) instead of adding up each worker's own."""
     tree = _parse(cell) if cell is not None else None
     body: list[ast.AST] = [tree.body[i] for i in _depends(tree.body, name)] if tree is not None else []
-    body += [code for _, code in own_trees(cell, namespace, key)] if namespace is not None else []
+    body += [code for _, code in helpers]
     for node in (n for s in body for n in ast.walk(s)):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and (_counts_workers(node.left) or _counts_workers(node.right)):
             same = "all have the same limit now" if len(set(limits)) == 1 else "do not all have the same limit"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from typing import Any
 
 from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
-from .own_code import own_trees
 from .replay import _depends, evaluated_string
 from .values import as_bytes, close
 
@@ -116,17 +116,15 @@ def _factors(node: ast.AST) -> list[ast.AST]:
     return [f for side in (node.left, node.right) for f in (_factors(side) or [side])]
 
 
-def numbers_read(
-    cell: str | None, nbytes: int | None, limits: list[int], name: str = "fraction", namespace: dict[str, Any] | None = None, key: str = ""
-) -> None:
+def numbers_read(cell: str | None, nbytes: int | None, limits: list[int], name: str = "fraction", helpers: Sequence[tuple[str, ast.AST]] = ()) -> None:
     """A :class:`Hint` when the statements making ``name`` type in what the exercise asks to read: x's size (``nbytes``;
-    None: not asked), the limits (a size written out), the number of workers, or the notebook's cluster request. With
-    ``namespace``, the code of the learner's own functions the cell calls is read too (learner review 18: a typed
-    limit moved into ``def tl3(client): ...`` in another cell)."""
+    None: not asked), the limits (a size written out), the number of workers, or the notebook's cluster request.
+    ``helpers``: the code of the learner's own functions the cell calls (``own_code.own_trees``), read too (learner
+    review 18: a typed limit moved into ``def tl3(client): ...`` in another cell)."""
     tree = _parse_cell(cell)
     body = [tree.body[i] for i in _depends(tree.body, name)] if tree is not None else []
     places: list[tuple[str, list[ast.AST]]] = [("your answer cell", list(body))]
-    for function, code in own_trees(cell, namespace, key) if namespace is not None else []:
+    for function, code in helpers:
         places.append((f"your function `{function}` (which your answer cell calls)", [_Unevaluated().visit(code)]))
     for where, statements in places:
         _numbers_in(where, statements, nbytes, limits, name)

@@ -202,10 +202,7 @@ def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
     body = [tree.body[i] for i in _depends(tree.body, "best_single_feature")]
     for statement in body:
         for node in ast.walk(statement):
-            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in node.ops):
-                return True
-            func = node.func if isinstance(node, ast.Call) else None
-            if func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING:
+            if _compares_values(node):
                 return True
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in _COMPARING:
                 return True  # max handed on: dask.delayed(max)(single_fits, key=...) (learner review 15: a false reject)
@@ -219,18 +216,18 @@ def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:
     return bool(earlier)
 
 
+def _compares_values(node: ast.AST) -> bool:
+    """True for ``<``/``>``/``<=``/``>=``, or a call that chooses by comparing (max, sorted, idxmax...)."""
+    if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in node.ops):
+        return True
+    func = node.func if isinstance(node, ast.Call) else None
+    return func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING
+
+
 def _helper_compares(cell: str | None, ns: dict[str, Any]) -> bool:
     """True when a function of the learner's own that the answer cell calls compares values (``if r2 > best_r2`` in a
     loop: learner review 19 had it refused as "without comparing anything")."""
-    ordering = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
-    for _, code in own_trees(cell, ns, "05-1"):
-        for node in ast.walk(code):
-            if isinstance(node, ast.Compare) and any(isinstance(op, ordering) for op in node.ops):
-                return True
-            func = node.func if isinstance(node, ast.Call) else None
-            if func is not None and (getattr(func, "id", None) or getattr(func, "attr", None)) in _COMPARING:
-                return True
-    return False
+    return any(_compares_values(node) for _, code in own_trees(cell, ns, "05-1") for node in ast.walk(code))
 
 
 def _loaded(statement: ast.AST) -> set[str]:

@@ -14,6 +14,7 @@ from dask.utils import funcname, key_split
 from distributed import Future
 
 from .. import scheduler_view
+from ..notebook.cellreads import names_read
 from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
@@ -155,8 +156,6 @@ def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any
     """The name of a list of futures (other than slot_futures) that the answer cell reads and that holds some of
     ``futures``: tasks another cell started, reused (learner review 19: ``slot_futures = restricted[:4]``, the lesson's
     own GPU_SLOT futures); None otherwise."""
-    from ..notebook.cellreads import names_read
-
     if cell is None:
         return None
     keys = {f.key for f in futures}
@@ -245,7 +244,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "every task asked for a GPU_SLOT, and ran where one is offered."
 
 
-def _returns_a_typed_name(cell: str | None, ns: dict[str, Any], workers: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
+def _returns_a_typed_name(cell: str | None, ns: dict[str, Any], workers: set[str]) -> str | None:
     """How the answer cell's tasks return a string written out (``lambda i: "with-slot"``, or a function of the
     learner's own whose every ``return`` is a string literal: learner review 20), or a task function with a worker's
     name written in it (``lambda i: max(where_am_i(i), "with-slot")``: review 21); None otherwise."""
@@ -274,8 +273,6 @@ def _never_asks_its_worker(cell: str | None, ns: dict[str, Any]) -> str | None:
     """The task function of the answer cell's ``.map``/``.submit`` when nothing in it (nor in the notebook's functions
     it calls) asks the worker for its name: its result is then a value from elsewhere (``lambda i: NAME``, a default, a
     closure over a name worked out here: learner review 22); None otherwise, or when it cannot be told."""
-    from ..notebook.cellreads import names_read
-
     tree = _parse(cell or "")
     for node in ast.walk(tree) if tree is not None else ():
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("map", "submit") and node.args):

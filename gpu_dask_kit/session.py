@@ -17,7 +17,7 @@ from typing import Any
 import dask.config
 
 from . import aio as _aio
-from . import clients, guard, lockfree, registry, session_info
+from . import clients, guard, lockfree, registry, scheduler_view, session_info
 from . import launch as _launch
 from . import reuse as _reuse
 from . import session_state as state
@@ -135,9 +135,7 @@ class ClusterSession(SessionInfo):
 
     def renew_client(self) -> Any:
         """A new client for the running cluster (after ``client.close()`` left the cluster running)."""
-        from distributed import Client  # distributed: imported when a cluster runs
-
-        self.kit_client = self.client = Client(self.cluster, set_as_default=True)
+        self.kit_client = self.client = scheduler_view.new_client(self.cluster, set_as_default=True)
         self._dashboard_link = None
         return self.client
 

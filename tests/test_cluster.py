@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 import gpu_dask_kit as kit
-from gpu_dask_kit import ConnectError, OptionError, registry
+from gpu_dask_kit import ConnectError, OptionError, registry, scheduler_view
 
 from .conftest import kit_children, wait_for_no_new_children
 
@@ -39,6 +39,7 @@ def test_start_compute_close_leaves_nothing(no_leaks, runtime_dir, capsys):
     assert out.startswith("Started a CPU cluster with 2 worker(s). No GPU was found here, so the workers are CPU workers") and "NVML" not in out
     assert session.mode == "cpu" and session.n_workers == 2
     assert kit.current_session() is session
+    assert isinstance(session.client, scheduler_view.client_class())  # scheduler_info() answers with what it fetched
     assert dask.config.get("array.backend") == "numpy" and dask.config.get("dataframe.backend") == "pandas"
     x = kit.compute.random_array((4000, 50), chunks=(1000, 50), seed=1) if hasattr(kit, "compute") else None
     from gpu_dask_kit.compute import random_array
@@ -215,6 +216,7 @@ def test_connect_to_existing_scheduler_and_leave_it_running(external_cluster, by
     session = kit.start_cluster(verbose=False, connect_timeout=30, **kwargs)
     try:
         assert session.mode == "cpu" and session.cluster is None
+        assert isinstance(session.client, scheduler_view.client_class())
         assert session.client.submit(lambda: 40 + 2).result() == 42
         assert registry.list_sessions()[0].started_by == "connect"
     finally:

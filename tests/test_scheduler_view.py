@@ -31,6 +31,14 @@ def test_every_read_sees_both_workers(client):
     assert counts == [2] * READS, f"{counts.count(0)} of {READS} reads saw no worker"
 
 
+def test_the_kits_clients_answer_scheduler_info_with_what_they_fetched(client):
+    """What learners write in notebooks 00 and 06 (a plain Client showed 9 empty reads of 300 here)."""
+    with scheduler_view.new_client(client.cluster, set_as_default=False) as kit_client:
+        counts = [len(kit_client.scheduler_info(n_workers=-1)["workers"]) for _ in range(READS)]
+        assert repr(kit_client).startswith("<Client: ")
+    assert counts == [2] * READS, f"{counts.count(0)} of {READS} reads saw no worker"
+
+
 def test_the_kits_readers_go_through_it(client):
     assert all(wait_for_workers(client, 2, timeout=0) for _ in range(READS))  # one read each: False if it saw no worker
     assert all(len(snapshot(client).workers) == 2 for _ in range(READS))

@@ -46,8 +46,6 @@ def scheduler_file_address(path: str) -> str | None:
 
 def connect(opts: ClusterOptions, security: Any) -> Any:
     """A client of the scheduler the options name, once at least one worker is there."""
-    from distributed import Client
-
     target = opts.scheduler_file or opts.scheduler_address
     param = "scheduler_file" if opts.scheduler_file else "scheduler_address"
     address = scheduler_file_address(opts.scheduler_file) if opts.scheduler_file else opts.scheduler_address
@@ -68,9 +66,9 @@ def connect(opts: ClusterOptions, security: Any) -> Any:
         )
     try:
         if opts.scheduler_file:
-            client = Client(scheduler_file=opts.scheduler_file, timeout=opts.connect_timeout, security=security, set_as_default=True)
+            client = scheduler_view.new_client(scheduler_file=opts.scheduler_file, timeout=opts.connect_timeout, security=security, set_as_default=True)
         else:
-            client = Client(opts.scheduler_address, timeout=opts.connect_timeout, security=security, set_as_default=True)
+            client = scheduler_view.new_client(opts.scheduler_address, timeout=opts.connect_timeout, security=security, set_as_default=True)
     except (OSError, TimeoutError, ValueError, TypeError, AssertionError) as exc:
         raise ConnectError(
             f"{param}={target!r}: no scheduler answered within {opts.connect_timeout:g} s ({type(exc).__name__}: {exc}). "

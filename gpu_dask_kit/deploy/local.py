@@ -125,14 +125,12 @@ def build_cluster(
 
 def start(options: ClusterOptions, *, started_by: str = "notebook", security: Any = None, report: EnvironmentReport | None = None) -> Deployment:
     """Plan, start the cluster and its client, wait for the spec's workers (the deploy interface)."""
-    from distributed import Client  # distributed's client: imported only when a cluster starts
-
     plan = make_plan(options, report or detect(options.device))  # raises OptionError before anything starts
     record = new_record(options, plan, started_by)
     cluster = client = None
     try:
         cluster = build_cluster(options, plan, record=record, security=session_security(options, record, security))
-        client = Client(cluster, set_as_default=True)
+        client = scheduler_view.new_client(cluster, set_as_default=True)
         client.wait_for_workers(plan.n_workers, timeout=options_timeout(options))
     except BaseException:
         abort(client, cluster)

@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 
-from .. import credentials, registry
+from .. import credentials, registry, scheduler_view
 from ..environment import EnvironmentReport, detect
 from ..errors import OptionError
 from ..plan import client_backends
@@ -136,10 +136,8 @@ def start(options: Any, *, started_by: str = "notebook", security: Any = None, r
     finally:
         if record.slurm_job_name and (not plugin or plugin[0].closed):
             JOB_HOOKS.pop(record.slurm_job_name, None)  # a start that failed
-    from distributed import Client  # distributed's client: imported only when a cluster starts
-
     try:
-        client = Client(cluster, set_as_default=True)
+        client = scheduler_view.new_client(cluster, set_as_default=True)
     except BaseException:
         close_batch(cluster)
         raise

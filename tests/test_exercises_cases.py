@@ -63,6 +63,8 @@ RIGHT = {
         "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nnum, den = dask.compute(da.linalg.norm(x - approx), da.linalg.norm(x))\nrank10_error = float(num / den)",
         APPROX + f"rank10_error = float({ERROR}.compute())",
         "approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nrank10_error = (da.linalg.norm(x - approx) / da.linalg.norm(x)).compute().item()",
+        # two computes, one per norm: passes with a note (learner review 24: the prompt does not ask for one)
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nnum = da.linalg.norm(x - approx).compute()\nrank10_error = float(num / da.linalg.norm(x).compute())",
     ],
     "02-2": ["spill_threshold = dask.config.get('distributed.worker.memory.target') * 600 * 2**20", "spill_threshold = '360MiB'"],
     "03-1": [
@@ -225,11 +227,9 @@ WRONG = {
             "rank10_error = float(np.linalg.norm(xs - ap) / np.linalg.norm(xs))",
         ),
         (
-            "two computes",
-            "k = 10\n"
-            "approx = (u[:, :k] * s[:k]) @ v[:k, :]\n"
-            "num = da.linalg.norm(x - approx).compute()\n"
-            "rank10_error = float(num / da.linalg.norm(x).compute())",
+            "a loop over the blocks",
+            APPROX + "sq = sum(float((da.linalg.norm((x - approx).blocks[i]) ** 2).compute()) for i in range(x.numblocks[0]))\n"
+            "rank10_error = sq ** 0.5 / float(da.linalg.norm(x).compute())",
         ),
         ("lazy", APPROX + f"rank10_error = {ERROR}"),
         ("rank 9", "k = 9\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\n" + f"rank10_error = float({ERROR}.compute())"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 import numpy as np
@@ -13,12 +14,13 @@ from distributed import futures_of
 from .. import scheduler_view
 from ..notebook.cellreads import names_read
 from .chunks import check_a, chunks_merged
+from .elsewhere import same
 from .evidence import persisted
 from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import _assigned, _depends, _parse, answer_cell, rounding_in, typed_in
+from .replay import _assigned, _parse, answer_cell, rounding_in, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -90,9 +92,9 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if _follows_a(total, a) is False:
         raise Hint(
             "total does not behave as a sum of squares of a's elements: the check ran it with every number in a "
-            "doubled, and it did not come out exactly 4 times as large, as a sum of squares does (a formula on one of "
-            "a's values does not scale so; a square of a sum overflows 64-bit integers and wraps around). Square every "
-            "element of a, then add them all up."
+            "doubled, then with every number one larger, and it did not come out as the sum of those numbers' squares "
+            "(a formula on a few of a's values does not follow them; a square of a sum overflows 64-bit integers and "
+            "wraps around). Square every element of a, then add them all up."
         )
     require_not_worked_out(cell, "total", ns, expected)  # a formula handed to another Dask call: the formula's too
     value = total.compute()
@@ -144,8 +146,9 @@ def _narrowed(cell: str | None) -> str | None:
 
 def _follows_a(total: Any, a: Any) -> bool | None:
     """Whether total, worked out with every chunk of a doubled (its graph run here, on those chunks), is 4 times what it
-    is: True for a sum of squares of a's elements, False for a formula on one of them (``a[-1] * (a[-1] + 1) * ...``,
-    learner review 12); None when the graph cannot be run so."""
+    is, and with every number one larger, the sum of their squares: True for a sum of squares of a's elements, False for
+    a formula on some of them (``a[-1] * (a[-1] + 1) * ...``, learner review 12; ``a.sum() * (2 * a.max() + a[1]) // 3``,
+    review 23); None when the graph cannot be run so."""
     import dask
 
     try:
@@ -154,9 +157,11 @@ def _follows_a(total: Any, a: Any) -> bool | None:
         chunks = dask.compute(*[a.blocks[i] for i in range(a.numblocks[0])], scheduler="sync")
         value = dask.get(graph, total.__dask_keys__())
         doubled = dask.get({**graph, **{k: 2 * c for k, c in zip(keys, chunks, strict=True)}}, total.__dask_keys__())
+        shifted = dask.get({**graph, **{k: c + 1 for k, c in zip(keys, chunks, strict=True)}}, total.__dask_keys__())
         while isinstance(value, (list, tuple)) and len(value) == 1:
-            value, doubled = value[0], doubled[0]
-        return bool(int(doubled) == 4 * int(value))
+            value, doubled, shifted = value[0], doubled[0], shifted[0]
+        squares = sum(int(((c + 1) ** 2).sum()) for c in chunks)  # every number one larger (review 23: a closed form scales by 4 too)
+        return bool(int(doubled) == 4 * int(value) and int(shifted) == squares)
     except Exception:
         return None
 
@@ -207,17 +212,41 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"somewhere else (a file, a setting, a value kept from before), not from the workers. {look}"
         )
     size_answer(value, expected, "cluster_memory", look)
-    if cell is not None and _same_with_uneven_limits(cell, code, ns):
+    uneven = _with_uneven_limits(cell, code, ns, limits) if cell is not None else None
+    again = as_bytes_or_none(uneven[0]) if uneven is not None else None
+    each = {*limits, limits[0] + 2**30, phantom_limit(limits)} if limits else set()
+    # within 8%: an answer rounded to whole GiB (f"{...:.0f} GiB") is rounded again; the wrong sums are 1/6 away or more
+    unchanged = uneven is not None and (same(uneven[0], value) or close(again or 0, given or 0, rel=0.08))
+    counted = uneven is not None and any(close(again or 0, (len(limits) + 1) * one, rel=0.08) for one in each)
+    if unchanged or counted:
+        gave = "the same number" if unchanged else "one worker's limit times the number of workers"
         raise Hint(
             "your answer does not add up each worker's own limit: the check ran your answer cell again with the scheduler "
-            "reporting a larger limit for one worker, and it gave the same number. It counts one limit per worker (or "
+            f"reporting other, unequal limits, and it gave {gave}. It counts one limit per worker (or "
             f"reads a limit worked out before), which holds only while every worker has the same limit. {look}"
+        )
+    if uneven is not None and not close(again or 0, uneven[1], rel=0.08):
+        raise Hint(
+            "your answer does not add up each worker's own limit: the check ran your answer cell again with the scheduler "
+            "reporting three workers with unequal limits, and it did not give their sum. It is right for these workers "
+            f"only. {look}"
         )
     return f"that is how much host memory the {len(limits)} workers may use together."
 
 
+#: The address of the worker the unequal-limits re-run adds to what the scheduler reports (see :class:`_UnevenClient`).
+PHANTOM = "tcp://unequal-limits-check:1"
+
+
+def phantom_limit(limits: list[int]) -> int:
+    """The added worker's limit: 4 times the largest, and some bytes, so that the three limits' sum is at least 1/6 away
+    from one limit times three, from the two largest and from the sum before (an answer rounded to whole GiB still tells)."""
+    return 4 * max(limits, default=2**30) + 12_345
+
+
 class _UnevenClient:
-    """A client whose ``scheduler_info`` reports one more GiB for the first worker's memory limit (see below)."""
+    """A client whose ``scheduler_info`` reports unequal limits: one GiB more for the first worker, and one worker more
+    (:func:`phantom_limit`), the cluster's totals to match. Two workers' ``max + min`` is their sum; three unequal ones' is not."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -226,8 +255,14 @@ class _UnevenClient:
         import copy
 
         info = copy.deepcopy(self._client.scheduler_info(*args, **kwargs))
-        for worker in list(info.get("workers", {}).values())[:1]:
+        workers = info.get("workers", {})
+        extra = phantom_limit([int(w.get("memory_limit") or 0) for w in workers.values()])
+        for worker in list(workers.values())[:1]:
             worker["memory_limit"] = int(worker.get("memory_limit") or 0) + 2**30
+            workers[PHANTOM] = {**copy.deepcopy(worker), "memory_limit": extra, "name": "unequal-limits-check", "id": "unequal-limits-check"}
+            info["total_memory"] = int(info.get("total_memory") or 0) + 2**30 + extra
+            info["n_workers"] = int(info.get("n_workers") or 0) + 1
+            info["total_threads"] = int(info.get("total_threads") or 0) + int(worker.get("nthreads") or 0)
         return info
 
     def __getattr__(self, name: str) -> Any:
@@ -245,24 +280,26 @@ class _UnevenSession:
         return getattr(self._session, name)
 
 
-def _same_with_uneven_limits(cell: str, code: str, ns: dict[str, Any]) -> bool:
-    """True when 00-2's answer cell, run again with the scheduler reporting unequal limits (one worker's one GiB more),
-    gives the same number: it does not add up each worker's limit (learner reviews 20-21: ``sum(limit for _ in info)``,
-    ``reduce(lambda acc, w: acc + limit, ...)``, ``np.full(len(info), limit).sum()``, ``limit * sum(1 for _ in info)``).
-    Only for a cell that reaches the scheduler through the notebook's ``session`` or ``client`` (what the re-run can
-    change; ``code``: the cell's and its helpers' code); False when it cannot be run again."""
-    from .elsewhere import unchanged_when
+def _with_uneven_limits(cell: str, code: str, ns: dict[str, Any], limits: list[int]) -> Any:
+    """What 00-2's answer cell gives when run again with the scheduler reporting unequal limits (:class:`_UnevenClient`:
+    one worker's one GiB more, and a third worker): an answer that adds up each worker's limit gives their sum, which
+    counting one limit per worker (learner reviews 20-21: ``sum(limit for _ in info)``, ``reduce(...)``,
+    ``np.full(len(info), limit).sum()``) or ``max + min`` of two (review 23) does not. Only for a cell that reaches the
+    scheduler through the notebook's ``session`` or ``client`` (what the re-run can change; ``code``: the cell's and
+    its helpers' code). None when it cannot be run again; else (the value, the sum it should be)."""
+    from .elsewhere import value_when
 
     if any(call in cell for call in ("current_session(", "get_client(", "default_client(", "Client(")):
-        return False
+        return None
     if "scheduler_info" not in code or any(call in code for call in (".run(", "run_on_scheduler(")):
-        return False  # (the re-run changes what scheduler_info reports only: client.run asks the workers; review 22)
+        return None  # (the re-run changes what scheduler_info reports only: client.run asks the workers; review 22)
     changes: dict[str, Any] = {}
     if ns.get("session") is not None and hasattr(ns["session"], "client"):
         changes["session"] = _UnevenSession(ns["session"])
     if ns.get("client") is not None and hasattr(ns["client"], "scheduler_info"):
         changes["client"] = _UnevenClient(ns["client"])
-    return bool(changes) and unchanged_when(ns, "cluster_memory", changes)
+    again = value_when(ns, "cluster_memory", changes) if changes else Ellipsis
+    return None if again is Ellipsis else (again, sum(limits) + 2**30 + phantom_limit(limits))
 
 
 def _trees(cell: str | None, own: list[tuple[str, ast.AST]]) -> list[ast.AST]:
@@ -440,7 +477,14 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     number = as_number(value)
     if number is None:
         raise Hint(f"rank10_error should be one number (a float); {describe(value)} is not.")
-    if ".blocks[" in (answer_cell(ns, "rank10_error") or "") or ".partitions[" in (answer_cell(ns, "rank10_error") or ""):
+    blockwise = ".blocks[" in (answer_cell(ns, "rank10_error") or "") or ".partitions[" in (answer_cell(ns, "rank10_error") or "")
+    if blockwise and re.search(r"\bfor\b", answer_cell(ns, "rank10_error") or ""):
+        raise Hint(
+            "your answer cell goes through x block by block (.blocks[...] in a loop), one computation per block, and "
+            "puts the pieces together here: Dask does that itself, on every block at once, when it is handed the whole "
+            "expression. Write the ratio for the whole x and the whole approximation, and compute it once."
+        )
+    if blockwise:
         raise Hint(
             "your answer cell computes the error from part of x (one block, or a few): the question is about the whole "
             "matrix. Use x and the whole approximation."
@@ -454,25 +498,41 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns)
     require_no_chooser(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error")
+    note = None
     if found is None:  # not in IPython (no input history): the scheduler's latest computation
         ran_on_cluster(ns)
     else:
-        ratio_in_one_run(found, ns)
+        note = ratio_in_one_run(found, ns)
     s = np.asarray(ns["s_host"], dtype=float)
     # the shortcut written out in NumPy after a Dask run (which it overwrites), or times D / D: worked out here
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
     if close(number, expected, rel=1e-6, abs_=1e-6):
         made = _parse(answer_cell(ns, "rank10_error") or "")
-        making = [made.body[i] for i in _depends(made.body, "rank10_error")] if made is not None else []
-        read = set().union(*(names_read(ast.unparse(st), ns) for st in making)) if making else names_read(answer_cell(ns, "rank10_error") or "", ns)
+        read = _read_making(made, {"rank10_error"}, ns) if made is not None else names_read(answer_cell(ns, "rank10_error") or "", ns)
         shape = getattr(ns.get("x"), "shape", None)
         approximated = bool(read & {"u", "v"}) or any(n != "x" and is_lazy(ns.get(n)) and getattr(ns.get(n), "shape", None) == shape for n in read)
         if not approximated and "s" in read:  # (review 22: sqrt((s[10:] ** 2).sum()) / norm(x): the theory's numerator)
+            built = made is not None and any(names_read(ast.unparse(st), ns) & {"u", "v"} for st in made.body)
+            how = "builds an approximation, but rank10_error does not use it" if built else "never builds the approximation (it reads neither u nor v)"
             raise Hint(
-                "your answer cell never builds the approximation (it reads neither u nor v): the numerator comes from the "
+                f"your answer cell {how}: the numerator comes from the "
                 "singular values (the theory's shortcut), not from norm(x - approx) computed from the matrices. Build "
                 "approx from u, s and v, and compute norm(x - approx) / norm(x)."
+            )
+        if made is not None and _divides_by_the_singular_values(made, ns):
+            raise Hint(
+                "your answer cell divides by a norm of the singular values: by theory it equals norm(x), but that is the "
+                "shortcut, not the norm Dask computes from x. Divide by da.linalg.norm(x)."
+            )
+        in_approx = made is not None and any(
+            {"s_host"} <= r and r & {"u", "v"} for r in (names_read(ast.unparse(n), ns) for n in ast.walk(made) if isinstance(n, ast.BinOp))
+        )
+        if "s_host" in read and in_approx:  # (review 24: u[:, :10] * s_host[:10]; both norms by Dask)
+            raise Hint(
+                "your answer cell builds the approximation with s_host, the NumPy copy of the singular values in this "
+                "notebook, beside u and v, which are Dask arrays on the workers: on a GPU their blocks are CuPy arrays, "
+                "and CuPy does not mix with NumPy arrays (it raises a TypeError). Use s, the singular values on the workers."
             )
         if "s_host" in read:  # (review 21: norm(x) from s_host)
             raise Hint(
@@ -480,7 +540,8 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "them (norm(x) as the root of their sum of squares, say) is the theory's shortcut done here, not the "
                 "norms Dask computes from x. Compute both norms with Dask, from x and the approximation."
             )
-        return "the rank-10 approximation's relative error, as theory predicts from the singular values."
+        said = "the rank-10 approximation's relative error, as theory predicts from the singular values."
+        return f"{said} {note}" if note else said
     ranks = [k for k in range(1, len(s)) if k != 10 and close(number, rank_error(s, k), rel=1e-6, abs_=1e-6)]
     if ranks:
         raise Hint(f"that is the error of a rank-{ranks[0]} approximation: count the singular values you keep (the first 10).")
@@ -515,6 +576,35 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
         "first 10 columns of u, values of s, rows of v)."
     )
+
+
+def _read_making(tree: ast.Module, names: set[str], ns: dict[str, Any]) -> set[str]:
+    """The names read by the statements that make ``names``, followed back through the names they read (only
+    assignments make a name: ``approx = u @ da.diag(s) @ v`` does not make ``da``, which the replay's dependency reading would
+    take for a change to ``da``; learner review 24)."""
+    needed, read = set(names), set()
+    for statement in reversed(tree.body):
+        stores = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if stores & needed:
+            got = names_read(ast.unparse(statement), ns)
+            read |= got
+            needed |= got
+    return read
+
+
+def _divides_by_the_singular_values(tree: ast.Module, ns: dict[str, Any]) -> bool:
+    """True when a division in the answer cell has a divisor made from ``s`` and not from ``x`` (``norm(x - approx) /
+    da.linalg.norm(s)``, or a name made so: the theory's norm(x); learner review 24)."""
+    for node in ast.walk(tree):
+        divisor = node.right if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) else None
+        divisor = node.value if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div) else divisor
+        if divisor is None:
+            continue
+        read = names_read(ast.unparse(divisor), ns)
+        read |= _read_making(tree, read - {"s", "x"}, ns)
+        if "s" in read and "x" not in read:
+            return True
+    return False
 
 
 def _matrix_brought_here(cell: str | None, ns: dict[str, Any]) -> None:

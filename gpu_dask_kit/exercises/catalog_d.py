@@ -288,8 +288,8 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 def _other_data(ns: dict[str, Any]) -> tuple[Any, str] | None:
     """``df`` with another y, in which every feature explains a little of y and a feature in the middle of ``features``
-    (not the first, not the last) explains the most; with the feature that has the highest R² there. None when the
-    notebook's names are not there."""
+    (not the first, not the last) explains the most, the best feature's values 10 times larger (so its coefficient is
+    not the largest); with the feature that has the highest R² there. None when the notebook's names are not there."""
     import numpy as np
 
     from ..compute import to_host
@@ -303,7 +303,11 @@ def _other_data(ns: dict[str, Any]) -> tuple[Any, str] | None:
     r2 = {f: float(np.corrcoef(np.asarray(host[f], dtype=float), y)[0, 1] ** 2) for f in features}
     other = df.copy()
     other["y"] = y
-    return other, max(r2, key=lambda f: r2[f])
+    # The best feature measured in units 10 times smaller: its coefficient is then the smallest, R² stays (learner
+    # review 24: a loop that kept the largest |coef| named the best feature, all features having the same spread).
+    best = max(r2, key=lambda f: r2[f])
+    other[best] = other[best] * 10.0
+    return other, best
 
 
 @contextlib.contextmanager
@@ -349,8 +353,9 @@ def _follows_other_data(ns: dict[str, Any], best: str) -> None:
     what = f"it fails ({failed})" if failed else "it names another feature"
     raise Hint(
         f"your answer cell does not pick the best fit whatever the data: run again on other data (another y, in which "
-        f"every feature explains a little), {what}. A threshold on R² or a name kept from elsewhere works only for "
-        "this data. Take the feature of the result with the highest R² (its last entry)."
+        f"every feature explains a little, and the best one's values are 10 times larger), {what}. A pick by anything "
+        "but R² (a coefficient's size, the intercept, a threshold, a name kept from elsewhere) can agree with R² on one "
+        "dataset only. Take the feature of the result with the highest R² (its last entry)."
     )
 
 
@@ -457,7 +462,13 @@ def _as_computed(results: Any, lazy: list[Any]) -> None:
         computed = list(dask.compute(*lazy))
     except Exception:
         return
-    if len(computed) != len(results) or all(_same_fit(r, c) for r, c in zip(results, computed, strict=True)):
+    if len(computed) != len(results):
+        raise Hint(
+            f"lazy_fits holds {len(computed)} delayed calls and x0_results {len(results)} results: x0_results is not what "
+            "computing lazy_fits gives (a call added or removed after the compute, or results from other calls). Build "
+            "lazy_fits, then compute exactly those calls together, and leave both as they are."
+        )
+    if all(_same_fit(r, c) for r, c in zip(results, computed, strict=True)):
         return
     if all(any(_same_fit(r, c) for c in computed) for r in results):
         raise Hint(

@@ -95,6 +95,11 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "args was not made by parser.parse_args: parsing the flags it describes gives other values (a Namespace "
             "written by hand? the parser keeps each flag's text, e.g. a pool size as a string). Let the parser read the flags."
         )
+    if isinstance(got.get("rmm_pool_size"), str) and got["rmm_pool_size"].strip().endswith("%"):
+        return (
+            f"four flags, parsed by the same parser a script uses. The kit reads --rmm-pool-size {got['rmm_pool_size']} "
+            "as the fraction 0.5 of each GPU's memory; dask-cuda's own `dask cuda worker` wants that fraction written as 0.5."
+        )
     return "four flags, parsed by the same parser a script uses."
 
 

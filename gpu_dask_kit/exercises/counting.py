@@ -31,7 +31,9 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
         _pandas_read(found.cell)
         _read_back(found.cell, list(found.reads["rows_per_name"].values()), ns)
     client = client_of(ns)
-    runs = found.runs_for("rows_per_name") if found is not None else all_runs(client) if client is not None else []
+    # made_earlier: counts persisted in one statement and brought here in the next; the replay's persist finds them held
+    # (learner review 23)
+    runs = found.runs_for("rows_per_name", made_earlier=True) if found is not None else all_runs(client) if client is not None else []
     # From the last run that read the Parquet on: a persist reads and counts, the compute after it only brings the counts
     # here (learner review 22: `.persist().compute()` was told it did not read with dask.dataframe).
     reading = [i for i, r in enumerate(runs) if any(p.startswith("read_parquet") for p in r["prefixes"])]

@@ -35,6 +35,7 @@ __all__ = [
     "reads_other_data",
     "require_no_notebook_rows",
     "unchanged_when",
+    "value_when",
     "same",
     "typed_in_own_code",
 ]
@@ -333,12 +334,18 @@ def reads_other_data(cell: str, namespace: dict[str, Any], *names: str) -> bool:
     return any(_data(namespace.get(n)) and not isinstance(namespace.get(n), int) for n in names_read(cell) - set(names) - IPYTHON)
 
 
-def unchanged_when(namespace: dict[str, Any], name: str, changes: dict[str, Any]) -> bool:
-    """True when the answer cell, run again with ``changes`` in its namespace (other inputs), gives ``name`` the same
-    value as now: the answer does not follow those inputs. False when it cannot be run again (judged by the rest)."""
+def value_when(namespace: dict[str, Any], name: str, changes: dict[str, Any]) -> Any:
+    """The value the answer cell gives ``name`` when run again with ``changes`` in its namespace (other inputs);
+    ``Ellipsis`` when it cannot be run again (judged by the rest)."""
     try:
         found = replay({**namespace, **changes}, (name,), watch=False)
     except Exception:
-        return False
-    again = found.values.get(name, Ellipsis) if found is not None else Ellipsis
+        return Ellipsis
+    return found.values.get(name, Ellipsis) if found is not None else Ellipsis
+
+
+def unchanged_when(namespace: dict[str, Any], name: str, changes: dict[str, Any]) -> bool:
+    """True when the answer cell, run again with ``changes`` in its namespace (other inputs), gives ``name`` the same
+    value as now: the answer does not follow those inputs. False when it cannot be run again (judged by the rest)."""
+    again = value_when(namespace, name, changes)
     return again is not Ellipsis and same(again, namespace.get(name))

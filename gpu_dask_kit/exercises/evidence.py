@@ -177,6 +177,11 @@ def runs_touching(client: Any, collection: Any, since: float = 0.0) -> list[dict
     return client.run_on_scheduler(_runs, keys=sorted(keys), since=since)
 
 
+def runs_with_keys(client: Any, keys: list[Any]) -> list[dict[str, Any]]:
+    """Every graph submission still in the scheduler's log whose tasks touched any of ``keys``, oldest first."""
+    return client.run_on_scheduler(_runs, keys=sorted({str(k) for k in keys}))
+
+
 def all_runs(client: Any, since: float = 0.0) -> list[dict[str, Any]]:
     """Every graph submission the scheduler's transition log still holds (from ``since`` on), oldest first."""
     return client.run_on_scheduler(_runs, keys=[], since=since)
@@ -190,6 +195,21 @@ def _unreleased(dask_scheduler: Any, client_id: str, held: list[Any]) -> int:
     kept = set(held)
     state = dask_scheduler.clients.get(client_id)
     return 0 if state is None else sum(1 for ts in state.wants_what if ts.key not in kept)
+
+
+def _running(dask_scheduler: Any, client_id: str) -> int:
+    state = dask_scheduler.clients.get(client_id)
+    # (not "no-worker": a task asking for a resource no worker offers waits for ever, as notebook 08 shows)
+    return 0 if state is None else sum(1 for ts in state.wants_what if ts.state in ("waiting", "queued", "processing"))
+
+
+def wait_for_running(client: Any, limit: float) -> None:
+    """Wait, at most ``limit`` seconds, until no task this client wants is still to run: an answer cell that returns at
+    once (``client.compute(...)``, a persist) may still be computing when its check starts, and those tasks' records
+    would be read as the check's own run of the cell (learner review 24: "the scheduler received 2" submissions)."""
+    deadline = time.monotonic() + limit
+    while client.run_on_scheduler(_running, client_id=client.id) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def wait_for_releases(client: Any, limit: float) -> None:

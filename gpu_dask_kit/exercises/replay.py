@@ -24,7 +24,7 @@ from typing import Any
 
 from distributed import futures_of, wait
 
-from .evidence import MOVES, WAIT, all_runs, client_of, scheduler_now, wait_for_releases
+from .evidence import MOVES, WAIT, all_runs, client_of, runs_with_keys, scheduler_now, wait_for_releases, wait_for_running
 
 __all__ = [
     "Replay",
@@ -73,10 +73,13 @@ class Replay:
     steps: list[list[dict[str, Any]]] = field(default_factory=list)  # runs per top-level statement
     needs: dict[str, list[int]] = field(default_factory=dict)  # statements each name depends on
     reads: dict[str, dict[str, Any]] = field(default_factory=dict)  # per name: the objects its statements read
+    earlier: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # statement -> the run that made what it persisted, held since
 
-    def runs_for(self, name: str) -> list[dict[str, Any]]:
-        """The runs of the statements ``name`` depends on (what made its value), oldest first."""
-        return [run for i in self.needs.get(name, range(len(self.steps))) for run in self.steps[i]]
+    def runs_for(self, name: str, made_earlier: bool = False) -> list[dict[str, Any]]:
+        """The runs of the statements ``name`` depends on (what made its value), oldest first; ``made_earlier``: with,
+        for a statement that persisted what the notebook still held, the run that made it (see :func:`_made_before`)."""
+        needed = self.needs.get(name, range(len(self.steps)))
+        return [run for i in needed for run in (self.earlier.get(i, []) if made_earlier else []) + self.steps[i]]
 
     def made_by(self, name: str) -> list[dict[str, Any]]:
         """The runs of the statements that store ``name`` themselves (not of those it reads from)."""
@@ -360,21 +363,41 @@ def replay(namespace: dict[str, Any], names: tuple[str, ...], watch: bool = True
     if watch:
         gc.collect()  # futures nobody holds any more are released ...
         wait_for_releases(client, SETTLE)  # ... and their release reaches the scheduler: else a result in memory would not run again
-    marks = []
+        wait_for_running(client, WAIT)  # the cell's first run, if it returned before its tasks ended, has ended
+    marks: list[float] = []
+    persisted: dict[int, list[Any]] = {}  # statement -> the keys it persisted
     with _time_limit(LIMIT), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), _quiet_client_log():
         for node in tree.body:
             marks.append(scheduler_now(client) if watch else 0.0)
             exec(compile(ast.Module(body=[node], type_ignores=[]), "<your answer cell, run again by the check>", "exec"), scratch)
             held = [f for target in _names(node)[0] for f in _futures(scratch.get(target))]
             if held:  # a persist in this statement: its tasks belong to it
+                persisted[len(marks) - 1] = [f.key for f in held] if watch else []
                 with contextlib.suppress(TimeoutError):
                     wait(held, timeout=WAIT)
     runs = all_runs(client, since=marks[0]) if marks and watch else []
     bounds = [*marks[1:], float("inf")]
     steps = [[r for r in runs if start <= r["time"] < end] for start, end in zip(marks, bounds, strict=True)]
+    earlier = {i: _made_before(client, keys, marks[0]) for i, keys in persisted.items() if keys and not _made_again(steps[i], keys)}
     needs = {n: _depends(tree.body, n) for n in names}
     reads = {n: {r: scratch[r] for i in needs[n] for r in _names(tree.body[i])[1] if r in scratch} for n in names}
-    return Replay(ast.unparse(tree), runs, {n: scratch.get(n, Ellipsis) for n in names}, steps, needs, reads)
+    return Replay(ast.unparse(tree), runs, {n: scratch.get(n, Ellipsis) for n in names}, steps, needs, reads, earlier)
+
+
+def _made_before(client: Any, keys: list[Any], start: float) -> list[dict[str, Any]]:
+    """The run that made ``keys`` before the replay began, when a statement persisted data the notebook still holds.
+
+    Persisting what a variable of the notebook already holds (the same graph, so the same keys) runs nothing again: the
+    scheduler keeps the results. The work is the run that made them, the cell's own first run (learner review 23:
+    ``counts = ....size().persist()`` then ``rows_per_name = counts.compute()`` was told it read nothing)."""
+    earlier = [r for r in runs_with_keys(client, keys) if r["time"] < start]
+    return earlier[-1:]
+
+
+def _made_again(step: list[dict[str, Any]], keys: list[Any]) -> bool:
+    """True when a run of the statement made (or used) ``keys`` itself."""
+    wanted = {str(k) for k in keys}
+    return any(r["keys"] & wanted for r in step)
 
 
 @contextlib.contextmanager

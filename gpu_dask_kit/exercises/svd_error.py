@@ -18,8 +18,9 @@ def rank_error(s: Any, k: int) -> float:
     return float(np.sqrt((s[k:] ** 2).sum() / (s**2).sum()))
 
 
-def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> None:
-    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster in ONE computation.
+def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | None:
+    """A :class:`Hint` unless the answer cell, run again, computed both norms on the cluster, in one computation or in
+    two (one per norm: then a note to add to "Correct", learner review 24: the prompt does not ask for one).
     ``ns``: the notebook's namespace, to follow the helper functions the cell calls to the names they read."""
     from ..notebook.cellreads import names_read
 
@@ -45,11 +46,14 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> None:
             "did the work on one core; or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s "
             "and v, and compute only the result."
         )
-    if len(summing) > 1:
+    if len(summing) > 2:
         raise Hint(
             f"your answer cell computed the norms in {len(summing)} separate computations (each reads x again): hand "
             "both to Dask at once (one expression, or one call with both), so one pass over x shares the work."
         )
+    if len(summing) == 2:
+        return "(Your cell computed the two norms one after the other, each reading x: in one expression, or one dask.compute of both, they share one pass.)"
+    return None
 
 
 def ran_on_cluster(ns: dict[str, Any]) -> None:

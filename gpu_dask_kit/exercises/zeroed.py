@@ -137,6 +137,20 @@ def _other_dask(tree: ast.Module, name: str, left_out: ast.AST | None, namespace
     return sorted(n for n in rest if is_dask_collection(namespace.get(n)))
 
 
+def _rest_reads_the_cluster(tree: ast.Module, name: str, term: str, namespace: dict[str, Any]) -> bool:
+    """True when a term of the sum that makes ``name``, other than ``term``, reads a Dask collection or computes
+    (``(a ** 2).sum() + a[:0].sum()``: the zero term is padding, not a notebook-side value in disguise; review 23)."""
+    value = getattr(_assigned(tree, name), "value", None)
+    for _, other in _terms(value) if isinstance(value, ast.expr) else []:
+        if ast.unparse(other) == term:
+            continue
+        reads = {n.id for n in ast.walk(other) if isinstance(n, ast.Name)}
+        computes = any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result", "persist") for n in ast.walk(other))
+        if computes or any(is_lazy(namespace.get(r)) for r in reads):
+            return True
+    return False
+
+
 def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> str | None:
     """A term of the sum that makes ``name`` which reads the cluster (a Dask collection, or ``.compute()``) and is 0
     here, evaluated: ``(a**2).sum() // N**3 + formula``, ``... % 1``, ``... * a[0]``; None otherwise. Terms are
@@ -173,6 +187,13 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
     why, left_out = found if found else (None, None)
     if why is None and tree is not None and namespace is not None:
         term = zero_valued_term(tree, name, namespace)
+        same_data = term is not None and not _other_dask(tree, name, ast.parse(term, mode="eval"), namespace)
+        if term is not None and same_data and _rest_reads_the_cluster(tree, name, term, namespace):
+            raise Hint(
+                f"your answer cell adds a term to {name} that is 0 here (made from the data, then emptied: a slice of "
+                f"nothing, a floor division, a remainder): it adds nothing, and the rest of the expression computes on "
+                f"the workers. Remove that term, so that one Dask expression alone makes {name}."
+            )
         # the term itself is not quoted: it holds the right Dask expression, which a hint must not show
         why = "adds a Dask part that is 0 here (a factor, a floor division or a remainder made it 0)" if term is not None else None
         left_out = ast.parse(term, mode="eval") if term is not None else None

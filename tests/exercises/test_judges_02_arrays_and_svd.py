@@ -10,7 +10,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import judge_answer_with_ns, run_without
+from .helpers import assert_rejected, judge_answer_with_ns, run_without
 
 
 # Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
@@ -85,3 +85,35 @@ def test_02_2_a_size_worked_out_by_hand_is_accepted_with_a_note(code, noted, cli
     _, verdict = judge_answer_with_ns("02-2", code, client)
     assert verdict.correct, verdict.message
     assert ("Worked out by hand" in verdict.message) is noted, verdict.message
+
+
+REVIEW_24_02_1 = [
+    # an approximation built with the module's functions (da.diag, da.dot) but unused: the numerator from s
+    ("approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nrank10_error = float(da.linalg.norm(s[10:]) / da.linalg.norm(x))", "rank10_error does not use it"),
+    ("approx = da.dot(u[:, :10] * s[:10], v[:10])\nrank10_error = float(da.linalg.norm(s[10:]) / da.linalg.norm(x))", "rank10_error does not use it"),
+    (
+        "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = float(da.linalg.norm(x - approx) / da.linalg.norm(s))",
+        "divides by a norm of the singular values",
+    ),
+    (
+        "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = float(da.linalg.norm(x - approx) / da.sqrt((s ** 2).sum()))",
+        "divides by a norm of the singular values",
+    ),
+    ("approx = (u[:, :10] * s_host[:10]) @ v[:10]\nrank10_error = float(da.linalg.norm(x - approx) / da.linalg.norm(x))", "CuPy does not mix with NumPy"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), REVIEW_24_02_1, ids=range(len(REVIEW_24_02_1)))
+def test_review_24_02_1_the_theorys_shortcuts_are_named(code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged("02-1", client, code)
+    assert_rejected("02-1", ns, verdict, said)
+
+
+def test_review_24_02_1_the_two_norms_in_two_computations_pass_with_a_note(client):
+    from .test_judges_made_elsewhere import _judged
+
+    code = "k = 10\napprox = u[:, :k] @ da.diag(s[:k]) @ v[:k]\nrank10_error = float(da.linalg.norm(x - approx))\nrank10_error /= float(da.linalg.norm(x))"
+    _, verdict = _judged("02-1", client, code)
+    assert verdict.correct and "one after the other" in verdict.message, verdict.message

@@ -122,3 +122,39 @@ def test_05_2_separate_submissions_are_told_whether_they_waited(compute, said, c
     verdict = judge("05-2", run_without(code, "05-2", client))
     assert verdict.answered and not verdict.correct and "separate submissions" in verdict.message, verdict.message
     assert said in verdict.message, verdict.message
+
+
+COEF_LOOP = """def pick_best(results):
+    best, best_val = None, -1
+    for cols, coef, intercept, r2 in results:
+        if abs(coef[0]) > best_val:
+            best, best_val = cols[0], abs(coef[0])
+    return best
+single_fits = [fit_ols(data_future, (f,)) for f in features]
+best_single_feature = pick_best(dask.compute(*single_fits))"""
+
+
+@pytest.mark.parametrize("code", [COEF_LOOP, COEF_LOOP.replace("abs(coef[0])", "coef[0] ** 2")])
+def test_05_1_a_loop_that_keeps_the_largest_coefficient_is_refused(code, client):
+    """Learner reviews 21-24: every feature had the same spread, so ranking by |coef| ranked by R² too; the re-run on
+    other data gives the best feature values 10 times larger (its coefficient the smallest)."""
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("05-1", client, code)
+    assert not verdict.correct and "a coefficient's size" in verdict.message, verdict.message
+
+
+def test_05_1_the_same_loop_keeping_the_largest_r2_passes(client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("05-1", client, COEF_LOOP.replace("abs(coef[0])", "r2"))
+    assert verdict.correct, verdict.message
+
+
+def test_05_2_a_call_added_to_lazy_fits_after_the_compute_is_refused(client):
+    """Learner reviews 22-24: x0_results of 11 fits, lazy_fits of 12 after an append."""
+    from .test_judges_made_elsewhere import _judged
+
+    code = 'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\nlazy_fits.append(fit_ols(data_future, ("x0", "x1")))'
+    _, verdict = _judged("05-2", client, code)
+    assert not verdict.correct and "delayed calls and x0_results" in verdict.message, verdict.message

@@ -11,6 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
 from .helpers import assert_rejected, judge_answer_with_ns, notebook_namespace, run_without
+from .test_judges_made_elsewhere import _judged
 
 
 # Review 5, items 9-12 (notebook 07).
@@ -232,3 +233,24 @@ def test_07_2_a_typed_size_in_times_is_a_size_written_out(client):
     code = f"import statistics\nspeed_up = statistics.median(times[1]) / statistics.median(times[{largest}])"
     ns, verdict = judge_answer_with_ns("07-2", code, client, ns=ns)
     assert_rejected("07-2", ns, verdict, "a cluster size written out")
+
+
+PERSISTED_THEN_BROUGHT_HERE = [
+    'counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()\nrows_per_name = counts.compute()',
+    'counts = dd.read_parquet(PROCESSED).groupby("name").size()\ncounts = counts.persist()\nrows_per_name = counts.compute()',
+    'counts = session.client.persist(dd.read_parquet(PROCESSED).groupby("name").size())\nrows_per_name = counts.compute()',
+    'counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()\nrows_per_name = session.client.gather(session.client.compute(counts))',
+]
+
+
+@pytest.mark.parametrize("code", PERSISTED_THEN_BROUGHT_HERE)
+def test_07_1_counts_persisted_in_one_statement_and_brought_here_in_the_next_pass(code, client):
+    """Learner review 23: the check runs the cell again, and its persist finds the counts the notebook still holds (the
+    same graph, the same keys): the run that made them is the cell's first run, which read the Parquet and counted."""
+    _, verdict = _judged("07-1", client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_07_1_counts_persisted_by_another_cell_are_still_data_read_earlier(client):
+    ns, verdict = _judged("07-1", client, "rows_per_name = counts.compute()", scratch='counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()')
+    assert_rejected("07-1", ns, verdict, "did not read the processed Parquet")

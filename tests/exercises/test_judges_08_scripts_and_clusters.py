@@ -156,3 +156,11 @@ def test_08_1_a_number_written_as_a_word_is_told_so(client):
     assert "'four'" in code
     verdict = judge("08-1", _run(code, "08-1", client))
     assert not verdict.correct and "a word" in verdict.message and "in digits" in verdict.message, verdict.message
+
+
+def test_08_1_a_pool_size_in_percent_passes_and_is_told_what_dask_cuda_wants(client):
+    """Learner review 22/23: `--rmm-pool-size 50%` is read by the kit as 0.5; dask-cuda's own CLI would refuse "50%"."""
+    flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 50% --scheduler-file /shared/scheduler.json"
+    code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
+    verdict = judge("08-1", _run(code, "08-1", client))
+    assert verdict.correct and "dask cuda worker` wants that fraction written as 0.5" in verdict.message, verdict.message

@@ -274,6 +274,19 @@ def _same_column(given: Any, original: Any) -> bool:
         return True  # (cannot compare: judged by the rest)
 
 
+def _close_columns(given: Any, other: Any) -> bool:
+    """True when two float columns hold the same values to within 1e-9, row by row by label (a GPU's mean need not add
+    up in the same order twice); True when they cannot be compared (judged by the rest)."""
+    try:
+        g, o = host(given), host(other)
+        if len(g) != len(o):
+            return False
+        g = g.loc[o.index] if g.index.is_unique and o.index.is_unique and set(g.index) == set(o.index) else g
+        return bool((abs(g.to_numpy(dtype=float) - o.to_numpy(dtype=float)) <= 1e-9).all())
+    except Exception:
+        return True
+
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
@@ -317,6 +330,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"demean should return the partition's own columns as they are, plus x_demeaned; the frame it returns has "
             f"changed column(s) {', '.join(changed)}. Add the new column without writing over the others."
+        )
+    if not host(out.index).sort_values().equals(host(original.index).sort_values()):  # (learner review 24: reset_index)
+        raise Hint(
+            "demean should keep the partition's index (the rows' labels, here their timestamps); the frame it returns has "
+            "another one (reset_index numbers the rows 0, 1, ... again): ddf's divisions then no longer describe the "
+            "result, and selecting rows by their labels (.loc) fails. Return the partition with its own index."
         )
     if is_lazy(demeaned) and futures_of(demeaned) and persisted(demeaned) is None:
         raise Hint(
@@ -368,6 +387,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
+        if i == 0 and not _close_columns(out["x_demeaned"], part["x_demeaned"]):  # (learner review 24)
+            raise Hint(
+                "demeaned is not what mapping your demean over ddf gives: demean, called on ddf's first partition, returns "
+                "another x_demeaned than demeaned's first partition holds (demeaned was made by another function?). "
+                "Make demeaned by mapping demean itself over ddf."
+            )
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
     direct = (

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import DEMEAN
 from ..test_exercises_corpus import _run, namespace
-from .helpers import cells_in_shell, judged
+from .helpers import assert_rejected, cells_in_shell, judged
 
 # Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
 EVERY_PARTITION = [
@@ -25,6 +25,16 @@ EVERY_PARTITION = [
 def test_04_2_counting_every_partition_is_rejected(code, client):
     verdict = judge("04-2", _run(code, "04-2", client))
     assert verdict.answered and not verdict.correct, verdict.message
+
+
+def _wait_until_cancelled(futures, limit=10.0):
+    """Until the scheduler has told the client that ``futures`` are cancelled (``client.cancel`` sends the request on
+    the client's stream and returns at once)."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while any(f.status != "cancelled" for f in futures) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
@@ -41,7 +51,9 @@ def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
     # ddf's keys only: the scheduler cancels scaled's with them (its dependents). Naming both in one call can hit
     # distributed's `assert ts.who_wants` in stimulus_cancel (a dependent released by the recursion, then named again),
     # which drops the client's connection and cancels the next test's futures ("scheduler-connection-lost").
-    client.cancel(futures_of(ns["ddf"]))
+    held = futures_of(ns["ddf"])
+    client.cancel(held)
+    _wait_until_cancelled(held)  # the cancel goes on the client's stream: handled after these futures' release, it asserts
     verdict = judge("04-1", ns)
     assert not verdict.correct and "`ddf` (In [1])" in verdict.message and "scaled" not in verdict.message, verdict.message
 
@@ -172,3 +184,29 @@ def test_04_review_13_a_typed_count_that_cancels_and_a_float32_column_are_named(
     code = "def demean(df):\n    return df.assign(x_demeaned=(df.x - df.x.mean()).astype('float32'))\n\ndemeaned = ddf.map_partitions(demean)"
     verdict = judged("04-1", client, code)
     assert not verdict.correct and "smaller float type" in verdict.message, verdict.message
+
+
+REVIEW_24_04_1 = [
+    ("demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index(drop=True)\ndemeaned = ddf.map_partitions(demean)", "keep the partition's index"),
+    ("demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index()\ndemeaned = ddf.map_partitions(demean)", "keep the partition's index"),
+    (
+        "m = ddf.x.mean().compute()\ndemean = lambda df: df.assign(x_demeaned=df.x - m)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))",
+        "not what mapping your demean",
+    ),
+    ("demean = lambda df: df.assign(x_demeaned=df.x)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))", "not what mapping your demean"),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), REVIEW_24_04_1, ids=range(len(REVIEW_24_04_1)))
+def test_review_24_04_1_an_index_thrown_away_or_another_function_mapped_is_refused(code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged("04-1", client, code)
+    assert_rejected("04-1", ns, verdict, said)
+
+
+def test_review_24_04_1_rows_sorted_within_a_partition_keep_their_labels_and_pass(client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)")
+    assert verdict.correct, verdict.message

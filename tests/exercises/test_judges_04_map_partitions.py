@@ -187,13 +187,19 @@ def test_04_review_13_a_typed_count_that_cancels_and_a_float32_column_are_named(
 
 
 REVIEW_24_04_1 = [
-    ("demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index(drop=True)\ndemeaned = ddf.map_partitions(demean)", "keep the partition's index"),
+    (
+        "demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index(drop=True)\ndemeaned = ddf.map_partitions(demean)",
+        "keep the partition's index",
+    ),
     ("demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index()\ndemeaned = ddf.map_partitions(demean)", "keep the partition's index"),
     (
         "m = ddf.x.mean().compute()\ndemean = lambda df: df.assign(x_demeaned=df.x - m)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))",
         "not what mapping your demean",
     ),
-    ("demean = lambda df: df.assign(x_demeaned=df.x)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))", "not what mapping your demean"),
+    (
+        "demean = lambda df: df.assign(x_demeaned=df.x)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))",
+        "not what mapping your demean",
+    ),
 ]
 
 
@@ -208,5 +214,7 @@ def test_review_24_04_1_an_index_thrown_away_or_another_function_mapped_is_refus
 def test_review_24_04_1_rows_sorted_within_a_partition_keep_their_labels_and_pass(client):
     from .test_judges_made_elsewhere import _judged
 
-    _, verdict = _judged("04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)")
+    _, verdict = _judged(
+        "04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)"
+    )
     assert verdict.correct, verdict.message

@@ -56,7 +56,11 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if found is not None:
         require_contributes(found.cell, "col_sums_local", ns)  # x summed here + 0 * the persisted sums
         _read_from_memory(found, n_cols, {str(f.key) for f in futures_of(persisted)})
-    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook."
+    cell = found.cell if found is not None else answer_cell(ns, "col_sums_local") or ""
+    gpu = "" if any(call in cell for call in ("to_host", ".get()", "asnumpy", ".to_numpy(")) else (
+        " (On a GPU, .compute() gives a CuPy array here, in GPU memory: to_host(...) makes it the NumPy copy the exercise asks for.)"
+    )
+    return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook.{gpu}"
 
 
 def _read_from_memory(found: Replay, n_cols: int, kept: set[str] | frozenset[str] = frozenset()) -> None:
@@ -64,7 +68,8 @@ def _read_from_memory(found: Replay, n_cols: int, kept: set[str] | frozenset[str
     ``kept``: the keys col_sums_persisted holds; a recipe with exactly those keys, fetched from the cluster, is read from
     the held sums (learner review 19: ``held = arr.persist(); return held, to_host(held.compute())`` in a helper, where
     the statement reads only the recipe ``col_sums``)."""
-    summed = [r for r in found.made_by("col_sums_local") if any("sum" in p for p in r["prefixes"])]
+    # a sum over x, or a mean of it (times the row count: learner review 24, told "NumPy summed them here")
+    summed = [r for r in found.made_by("col_sums_local") if any("sum" in p or p.startswith("mean") for p in r["prefixes"])]
     if len(summed) >= 3:
         raise Hint(
             f"your answer cell computed the sums in separate computations (one per column or block; the scheduler saw at least {len(summed)}): one "
@@ -78,9 +83,9 @@ def _read_from_memory(found: Replay, n_cols: int, kept: set[str] | frozenset[str
         )
     if summed:
         raise Hint(
-            "col_sums_local was summed again: the check ran your answer cell again, and making col_sums_local ran the "
-            "summing tasks over x once more instead of fetching the sums already held on the workers. Bring back the "
-            "persisted values themselves."
+            "col_sums_local was summed again: the check ran your answer cell again, and making col_sums_local ran "
+            "tasks over x once more (a sum, or a mean) instead of fetching the sums already held on the workers. Bring "
+            "back the persisted values themselves."
         )
     sums = {k: v for k, v in found.reads["col_sums_local"].items() if is_lazy(v) and getattr(v, "shape", None) == (n_cols,)}
     held = [v for v in sums.values() if persisted(v) is None or (fetches and {str(k) for k in flatten(v.__dask_keys__())} <= kept)]

@@ -23,7 +23,8 @@ def limits_read(cell: str | None, where: str = "your answer cell") -> None:
     in, not read from the cluster)."""
     tree = _parse_cell(cell)
     reads_limits = cell is not None and "memory_limit" in cell
-    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)] if tree is not None else []
+    # (a floor division converts too: ``[l // 2**20 for l in limits]``, limits in whole MiB; learner review 24)
+    divisions = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv))] if tree is not None else []
     units = [number_of(n.right) for n in divisions if _unit(n.right)]
     if len(set(units)) > 1:
         names = {2**10: "KiB", 2**20: "MiB", 2**30: "GiB", 2**40: "TiB", 1e3: "kB", 1e6: "MB", 1e9: "GB", 1e12: "TB"}

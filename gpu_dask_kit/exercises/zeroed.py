@@ -130,6 +130,25 @@ def _read(node: ast.AST | None) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
 
 
+def _made_earlier_in_cell(tree: ast.Module, name: str, left_out: ast.AST | None) -> list[str]:
+    """The names the rest of the expression making ``name`` reads (what ``left_out`` does not), when every one of them
+    is assigned by an earlier statement of the cell and nothing else is read (a literal would be a typed value)."""
+    node = _assigned(tree, name)
+    value = getattr(node, "value", None)
+    if node is None or value is None:
+        return []
+    rest = _read(value) - _read(left_out)
+    if not rest or any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and n.value != 0 for n in ast.walk(value) if not _inside(n, left_out)):
+        return []
+    before = tree.body[: tree.body.index(node)] if node in tree.body else []
+    stored = {n.id for st in before for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return sorted(rest) if rest <= stored else []
+
+
+def _inside(node: ast.AST, part: ast.AST | None) -> bool:
+    return part is not None and any(n is node for n in ast.walk(part))
+
+
 def _other_dask(tree: ast.Module, name: str, left_out: ast.AST | None, namespace: dict[str, Any]) -> list[str]:
     """The Dask collections the rest of the expression making ``name`` reads (what ``left_out`` does not read), in order."""
     value = getattr(_assigned(tree, name), "value", None)
@@ -206,6 +225,13 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         )
     if not why:
         return
+    earlier = _made_earlier_in_cell(tree, name, left_out) if tree is not None else []
+    if earlier:  # (learner review 24: `col_sums_local = col_sums_local + 0 * to_host(x.sum(axis=0).compute())`)
+        made = " and ".join(f"`{n}`" for n in earlier)
+        raise Hint(
+            f"your answer cell {why}: that part adds nothing, and the value of {name} is {made} as an earlier line of "
+            f"the cell made it. Remove the part that contributes nothing, so that the cell shows how {name} is made."
+        )
     others = _other_dask(tree, name, left_out, namespace) if tree is not None and namespace is not None else []
     if others:  # the rest computes on the workers too, but from other data than the part that is left out
         source = " and ".join(f"`{n}`" for n in others)

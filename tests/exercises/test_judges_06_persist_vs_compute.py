@@ -181,3 +181,49 @@ def test_06_1_a_zero_weighted_fetch_beside_a_sum_made_here_is_rejected(local, cl
     code = SUMS + "col_sums_persisted = col_sums.persist()\ncol_sums_local = " + local
     ns, verdict = judge_answer_with_ns("06-1", code, client)
     assert_rejected("06-1", ns, verdict, "contributes nothing")
+
+
+LIMITS_READ = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        LIMITS_READ + "limits_mib = [l // 2**20 for l in limits]\nfraction = x.nbytes / 2**20 / sum(limits_mib)",
+        LIMITS_READ + "fraction = (x.nbytes / 2**20) / (sum(limits) // 2**20)",
+    ],
+)
+def test_review_24_06_2_limits_floor_divided_into_mib_pass(code, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("06-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+PERSIST = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\n"
+
+
+def test_review_24_06_1_without_to_host_passes_on_cpu_and_is_told_why_a_gpu_needs_it(client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("06-1", client, PERSIST + "col_sums_local = col_sums_persisted.compute()")
+    assert verdict.correct and "On a GPU, .compute() gives a CuPy array" in verdict.message, verdict.message
+    _, verdict = _judged("06-1", client, PERSIST + "col_sums_local = to_host(col_sums_persisted.compute())")
+    assert verdict.correct and "CuPy" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (PERSIST + "col_sums_local = to_host((x.mean(axis=0) * x.shape[0]).compute())", "(a sum, or a mean)"),
+        (
+            PERSIST + "col_sums_local = to_host(col_sums_persisted.compute())\ncol_sums_local = col_sums_local + 0 * to_host(x.sum(axis=0).compute())",
+            "as an earlier line of the cell made it",
+        ),
+    ],
+)
+def test_review_24_06_1_refusals_say_what_the_cell_did(code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged("06-1", client, code)
+    assert not verdict.correct and said in verdict.message, verdict.message

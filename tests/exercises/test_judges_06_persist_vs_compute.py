@@ -225,5 +225,5 @@ def test_review_24_06_1_without_to_host_passes_on_cpu_and_is_told_why_a_gpu_need
 def test_review_24_06_1_refusals_say_what_the_cell_did(code, said, client):
     from .test_judges_made_elsewhere import _judged
 
-    ns, verdict = _judged("06-1", client, code)
+    _, verdict = _judged("06-1", client, code)
     assert not verdict.correct and said in verdict.message, verdict.message

@@ -57,8 +57,10 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         require_contributes(found.cell, "col_sums_local", ns)  # x summed here + 0 * the persisted sums
         _read_from_memory(found, n_cols, {str(f.key) for f in futures_of(persisted)})
     cell = found.cell if found is not None else answer_cell(ns, "col_sums_local") or ""
-    gpu = "" if any(call in cell for call in ("to_host", ".get()", "asnumpy", ".to_numpy(")) else (
-        " (On a GPU, .compute() gives a CuPy array here, in GPU memory: to_host(...) makes it the NumPy copy the exercise asks for.)"
+    gpu = (
+        ""
+        if any(call in cell for call in ("to_host", ".get()", "asnumpy", ".to_numpy("))
+        else (" (On a GPU, .compute() gives a CuPy array here, in GPU memory: to_host(...) makes it the NumPy copy the exercise asks for.)")
     )
     return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook.{gpu}"
 

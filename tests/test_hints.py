@@ -93,6 +93,9 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         assert "FuturesCancelledError: gpu-dask-kit: the futures in `futures` belong to a cluster that has been closed since" in out, out
         status, out = _run(kc, "%tb")  # the original error, in full, for whoever wants it
         assert "6 Futures cancelled" in re.sub(r"\x1b\[[0-9;]*m", "", out), out
+        # what an exercise check quotes of that cell (In [6]): the kit's sentence, not distributed's (learner review 23)
+        status, out = _run(kc, "from gpu_dask_kit.notebook.outcomes import raised\nprint(raised(globals(), 6))")
+        assert status == "ok" and "FuturesCancelledError: the futures in `futures` belong to a cluster" in out and "Message:" not in out, out
         folder = tmp_path / "gone"
         write = "pd.DataFrame({'x': [1]}).to_parquet(os.path.join(WORKDIR, 'a.parquet'))"
         status, out = _run(kc, f"import os, shutil, pandas as pd\nWORKDIR = {str(folder)!r}\nos.makedirs(WORKDIR)\n{write}")
@@ -100,7 +103,7 @@ def test_after_the_close_cell_and_a_clean_up_a_kernel_prints_one_sentence_not_a_
         assert _run(kc, "shutil.rmtree(WORKDIR)")[0] == "ok"
         status, out = _run(kc, "pd.read_parquet(os.path.join(WORKDIR, 'a.parquet'))")
         assert status == "error" and "FileNotFoundError" in out and "most recent call last" not in out, out
-        assert "re-run the cell(s) that make `WORKDIR` (In [8])" in out, out
+        assert "re-run the cell(s) that make `WORKDIR` (In [9])" in out, out
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)
@@ -241,3 +244,14 @@ def test_get_worker_called_in_the_notebook_gets_a_sentence():
     assert said is not None and "client.submit, client.map" in said, said
     wrapped = Exception("ValueError('No worker found')")  # what client.run(lambda: get_worker().name) raises
     assert "dask_worker" in (hints.explain(wrapped, session=None, namespace={}) or ""), wrapped
+
+
+def test_a_module_alias_never_imported_is_told_to_import_it(capsys):
+    """Learner review 23: `pd` in 07's answer cell pointed at a later cell (which needs the timing table) that imports pandas."""
+    shell = SimpleNamespace(showtraceback=lambda exc_tuple, tb_offset=None, exception_only=False: None, user_ns={"In": ["", "x = 1", "pd.Series([1])"]})
+    try:
+        exec("pd.Series([1])", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    said = capsys.readouterr().out
+    assert "`import pandas as pd`" in said, said

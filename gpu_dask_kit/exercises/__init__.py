@@ -191,12 +191,14 @@ def _not_changed_after(namespace: dict[str, Any], names: tuple[str, ...], key: s
         decides = only_decides(cell, name, namespace)
         if decides is not None and key in NO_DASK_STEP:
             if key in VALUES_WRITTEN_OUT:  # a typed value is fine there: the test around it is the fault
-                decides = decides.replace(" (a typed answer, whichever branch runs here)", "")
+                decides = decides.replace(" (a typed answer, whichever branch runs, wherever it runs)", "")
             raise Hint(f"the statement that makes {name} {decides}: write {name} as one expression, without a test around it.")
         if decides is not None:
+            # a typed fallback is typed wherever the if/else runs (a task's lambda too: learner reviews 22-24)
+            where = "" if "written out" in decides else " (worked out in this notebook)"
             raise Hint(
-                f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides} "
-                f"(worked out in this notebook). Let the Dask computation's result itself be {name}."
+                f"the Dask computation of your answer cell does not make {name}: the statement that makes it {decides}"
+                f"{where}. Let the Dask computation's result itself be {name}."
             )
         require_made_in_cell(cell, name, key, names, namespace)
         if changed_after(cell, name) is not None:

@@ -337,6 +337,12 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     digits = rounding_in(cell) if cell is not None else None
     if digits is not None and close(given, round(expected, digits), rel=1e-9):
         raise Hint("that is the speed-up rounded too far (round(...) in your answer cell): keep the ratio as computed; round only to print it.")
+    itemsize = getattr(getattr(value, "dtype", None), "itemsize", 8)
+    if itemsize < 8 and close(given, expected, rel=0.01):  # (learner reviews 22-23: np.float16(ratio) was "not the ratio")
+        raise Hint(
+            f"that is the ratio of the median times, stored as a {value.dtype}: a {itemsize * 8}-bit float keeps only a "
+            "few digits of it. Keep it a Python float (64 bits)."
+        )
     raise Hint("that is not the ratio of the median times: use the median times in medians, one worker against the largest cluster.")
 
 

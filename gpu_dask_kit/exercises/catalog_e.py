@@ -15,7 +15,7 @@ from distributed import Future
 
 from .. import scheduler_view
 from ..notebook.cellreads import names_read
-from .evidence import gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
+from .evidence import client_of, gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
@@ -330,6 +330,14 @@ def _brought_here(tree: ast.Module) -> str | None:
     return None
 
 
+def _only_the_total_brought_here(tree: ast.Module) -> bool:
+    """True when every ``.result()``/gather of the answer cell is ``total_future.result()`` (the sum, after it is made)."""
+    funcs = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("result", "gather")]
+    return bool(funcs) and all(
+        f.attr == "result" and isinstance(f.value, ast.Name) and f.value.id == "total_future" for f in funcs if isinstance(f, ast.Attribute)
+    )
+
+
 def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
     if is_lazy(total):
@@ -354,6 +362,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "added anything. The question wants the future of a task that adds up the squares' futures on a worker."
         )
     pulled = _brought_here(tree)
+    if pulled is not None and _only_the_total_brought_here(tree):  # (learner review 24: print(total_future.result()))
+        raise Hint(
+            "your answer cell calls total_future.result(), which waits for the sum and copies it into this notebook: the "
+            "exercise's answer cell only starts the tasks and keeps total_future a future. Leave .result() out of that "
+            "cell (look at the value in a cell of its own, after the check)."
+        )
     if pulled is not None:
         raise Hint(
             f"your answer cell calls {pulled}, which brings results from the cluster into this notebook (it waits for them "
@@ -399,11 +413,33 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     value = as_number(total.result(timeout=60))
     if value != sum(i * i for i in range(10)):
         ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
-        if value in ranges:
+        if value in ranges and not _squares_right(inputs, ns):
             raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
+        if _squares_right(inputs, ns):  # (learner review 24: a task that filters some squares out was told "another range")
+            raise Hint(
+                "the squares are right, but the summing task does not add them all up (it leaves some out, or changes "
+                "them): check the function it runs on its inputs."
+            )
         raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
     _adds_its_inputs(made, ns)
     return "the squares stayed on the workers and a task there added them up."
+
+
+def _squares_right(inputs: list[Any], ns: dict[str, Any]) -> bool:
+    """True when the summing task's inputs hold the squares of 0 ... 9 (read from the cluster by key; False when they
+    cannot be read)."""
+    from distributed import Future, wait
+
+    client = client_of(ns)
+    if client is None or len(inputs) != 10:
+        return False
+    try:
+        futures: list[Any] = [Future(k, client) for k in inputs]
+        wait(futures, timeout=10)  # (a key the scheduler has forgotten stays pending: then not read)
+        values = [as_number(v) for v in client.gather(futures)]
+        return sorted(v for v in values if v is not None) == [float(i * i) for i in range(10)]
+    except Exception:
+        return False
 
 
 def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:

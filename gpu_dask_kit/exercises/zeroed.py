@@ -447,7 +447,7 @@ def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> s
             isinstance(b, ast.Call) and getattr(b.func, "id", None) in ("float", "int", "str", "eval") and b.args and isinstance(b.args[0], ast.Constant)
             for b in written
         ):
-            return "has a fallback value written out in an `if ... else` (a typed answer, whichever branch runs here)"
+            return "has a fallback value written out in an `if ... else` (a typed answer, whichever branch runs, wherever it runs)"
         if _dask_in(value.test, namespace, computed):
             return "computes with Dask only in the condition of an `if ... else`, which decides which part gives the value"
         if _dask_in(value.body, namespace, computed) != _dask_in(value.orelse, namespace, computed):

@@ -16,6 +16,7 @@ __all__ = ["track", "install", "raised"]
 
 RECORD = "_gpu_dask_kit_raised"  # shell attribute: {execution number: "ErrorName: first line of its message"}
 SINCE = "_gpu_dask_kit_raised_since"  # shell attribute: the first execution number the record covers
+SAID = "_gpu_dask_kit_said"  # shell attribute the hints set: (id of an error, the kit's sentence shown for it)
 
 
 def _describe(err: BaseException) -> str:
@@ -42,7 +43,10 @@ def track(shell: Any) -> None:
 
     def note(result: Any) -> None:
         number, err = getattr(result, "execution_count", None), getattr(result, "error_in_exec", None)
-        if isinstance(number, int):
+        said = getattr(shell, SAID, None)  # the kit's sentence shown instead of the error's own text (see hints)
+        if isinstance(number, int) and err is not None and isinstance(said, tuple) and said[0] == id(err):
+            record[number] = f"{type(err).__name__}: {said[1]}"
+        elif isinstance(number, int):
             record[number] = _describe(err) if err is not None else None
 
     setattr(shell, RECORD, record)

@@ -254,3 +254,12 @@ def test_07_1_counts_persisted_in_one_statement_and_brought_here_in_the_next_pas
 def test_07_1_counts_persisted_by_another_cell_are_still_data_read_earlier(client):
     ns, verdict = _judged("07-1", client, "rows_per_name = counts.compute()", scratch='counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()')
     assert_rejected("07-1", ns, verdict, "did not read the processed Parquet")
+
+
+def test_07_2_a_narrow_float_is_named_as_such(client):
+    """Learner reviews 22-23: np.float16(the ratio) was told "that is not the ratio of the median times"."""
+    from .helpers import answer
+
+    code = "speed_up = np.float16(medians[1] / medians[max(medians)])"
+    verdict = judge("07-2", answer(notebook_namespace("07-2", client), "07-2", code))
+    assert not verdict.correct and "stored as a float16" in verdict.message, verdict.message

@@ -45,3 +45,20 @@ def test_09_1_a_reduce_with_an_operator_is_still_accepted(client):
     code = "import functools, operator\ntotal_future = session.client.submit(functools.reduce, operator.add, session.client.map(square, range(10)), pure=False)"
     _, verdict = judge_answer_with_ns("09-1", code, client)
     assert verdict.correct, verdict.message
+
+
+SQUARES_MAPPED = "squares = session.client.map(square, range(10), pure=False)\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (SQUARES_MAPPED + "total_future = session.client.submit(lambda xs: sum(x for x in xs if x < 81), squares, pure=False)", "the squares are right"),
+        (SQUARES_MAPPED + "total_future = session.client.submit(sum, squares, pure=False)\nprint(total_future.result())", "calls total_future.result()"),
+    ],
+)
+def test_review_24_09_1_hints_name_what_the_cell_did(code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("09-1", client, code)
+    assert not verdict.correct and said in verdict.message, verdict.message

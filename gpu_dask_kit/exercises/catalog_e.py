@@ -425,6 +425,10 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "the squares stayed on the workers and a task there added them up."
 
 
+def _all_in_memory(dask_scheduler: Any, keys: list[Any]) -> bool:
+    return all(k in dask_scheduler.tasks and dask_scheduler.tasks[k].state == "memory" for k in keys)
+
+
 def _squares_right(inputs: list[Any], ns: dict[str, Any]) -> bool:
     """True when the summing task's inputs hold the squares of 0 ... 9 (read from the cluster by key; False when they
     cannot be read)."""
@@ -434,8 +438,10 @@ def _squares_right(inputs: list[Any], ns: dict[str, Any]) -> bool:
     if client is None or len(inputs) != 10:
         return False
     try:
+        if not client.run_on_scheduler(_all_in_memory, keys=list(inputs)):
+            return False  # (a future of a key the scheduler has forgotten would wait for ever)
         futures: list[Any] = [Future(k, client) for k in inputs]
-        wait(futures, timeout=10)  # (a key the scheduler has forgotten stays pending: then not read)
+        wait(futures, timeout=10)
         values = [as_number(v) for v in client.gather(futures)]
         return sorted(v for v in values if v is not None) == [float(i * i) for i in range(10)]
     except Exception:

@@ -325,6 +325,8 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     missing = [str(c) for c in original.columns if c not in out.columns]
     if missing:
         raise Hint(f"demean should return the whole partition plus x_demeaned; the frame it returns has lost column(s) {', '.join(missing)}.")
+    if len(out) != len(original):  # (learner review 25: .iloc[1:] was told it changed every column)
+        raise Hint(f"demean returns {len(out)} rows of the {len(original)} in the partition it is given: it must keep every row (and add x_demeaned to each).")
     changed = [str(c) for c in original.columns if not _same_column(out[c], original[c])]
     if changed:  # (learner review 22: df.assign(x_demeaned=..., y=df.y * 0) overwrote y)
         raise Hint(
@@ -374,7 +376,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if demeaned.npartitions != ddf.npartitions or "x_demeaned" not in demeaned.columns:
         raise Hint("demeaned should have ddf's partitions, each with the x_demeaned column: map demean over ddf.")
     for i in (0, 1):
-        part = demeaned.partitions[i].compute()
+        try:
+            part = demeaned.partitions[i].compute()
+        except Exception as err:  # (learner review 25: a groupby-transform answer stopped the check with Dask's traceback)
+            raise Hint(
+                f"demeaned cannot be computed: its partition {i} raised {type(err).__name__} ({str(err).splitlines()[0][:160] if str(err) else ''}). "
+                "Make demeaned by mapping demean over ddf, and look at demeaned.head() before the check."
+            ) from None
         wanted = host(part["x"] - part["x"].mean())
         if i == 0 and (abs(host(part["x_demeaned"]) - host(part["x"] - ddf.x.mean().compute())) <= 1e-9).all():
             raise Hint("x_demeaned subtracts the mean of x over ALL of ddf: subtract the mean of x in THAT partition (each partition its own).")
@@ -383,6 +391,11 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 raise Hint(
                     f"x_demeaned holds {part['x_demeaned'].dtype} values, x {part['x'].dtype}: the values were converted to a "
                     "smaller float type on the way, which rounds them. Keep x's own dtype."
+                )
+            if (abs(host(part["x_demeaned"]) - wanted) <= 1e-2).all():  # (learner reviews 24-25: rounded after mapping)
+                raise Hint(
+                    f"in partition {i}, x_demeaned is close to x minus the mean of x, but not it: rounded (or scaled) after "
+                    "the subtraction. Keep the values as the subtraction gives them."
                 )
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
@@ -402,6 +415,17 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         else ""
     )
     return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen}).{direct}"
+
+
+def _other_frame_selected(cell: str, ns: dict[str, Any]) -> str | None:
+    """The name of a Dask frame other than ddf whose partition the answer cell selects (``result.partitions[2]``), or None."""
+    tree = _parse(cell)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Attribute) and node.attr in ("partitions", "get_partition") and isinstance(node.value, ast.Name):
+            name = node.value.id
+            if name != "ddf" and is_lazy(ns.get(name)):
+                return name
+    return None
 
 
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -437,6 +461,12 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "Select that one partition of ddf and let Dask count its rows."
             )
         wanted = {str(k) for k in flatten(ddf.partitions[2].__dask_keys__())}
+        frame = _other_frame_selected(found.cell, ns)
+        if frame is not None and not any(r["keys"] & wanted for r in found.runs_for("rows_in_partition_2")):
+            raise Hint(
+                f"the number is right, but your answer cell counted partition 2 of `{frame}`, another frame than ddf "
+                "(it has the same rows there, here). The question is about ddf: count ITS partition 2."
+            )
         if not any(r["keys"] & wanted for r in found.runs_for("rows_in_partition_2")):
             raise Hint(
                 "the number is right, but your answer cell did not have the workers count partition 2 by itself: it "
@@ -463,6 +493,14 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "the number is right, but your answer cell selects rows by their index values (.loc[...]), not partition "
                 "2: that those rows are exactly partition 2 holds only because partition 2 happens to cover that range "
                 "(see ddf.divisions); with other divisions it would count other rows. Select the partition by its number."
+            )
+        prefixes = {p for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"]}
+        counting = any(p.startswith(("len", "size")) for p in prefixes) or all(p.startswith(MOVES) or p in {key_split(k) for k in parts} for p in prefixes)
+        if not counting and any(p.startswith(("max", "min", "mean")) for p in prefixes):  # (learner reviews 24-25)
+            raise Hint(
+                "the number is right here, but nothing in your answer cell counts rows: it is worked out from the "
+                "partition's values (its index span divided by the step, a sum divided by a mean), which gives the number "
+                "of rows only for data like this (no gaps, no missing values). Count the rows of that partition."
             )
         held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
         counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)

@@ -50,6 +50,11 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = host(ns["x"].sum(axis=0).compute())
     if not np.allclose(local, expected):
         raise Hint("col_sums_local has one value per column, but not the column sums of x.")
+    if not np.allclose(local, expected, rtol=1e-9, atol=0):  # (learner review 25: .astype(int), .round(2) passed)
+        raise Hint(
+            f"col_sums_local holds the column sums changed after they came back (rounded, or converted to {local.dtype}): "
+            "keep the values as the workers computed them."
+        )
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
@@ -190,6 +195,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     for why, meant in wrong.items():
         if close(meant, expected, rel=1e-6):
             raise Hint(f"that looks like {why}.")
+    if isinstance(value, str) and value.strip().endswith("%") and _shown_digits(value.strip().rstrip("%"), expected) is not None:
+        raise Hint(f"that looks like {percent} (here rounded, too).")  # f"{fraction:.2f}%" (learner review 25)
     if not shown.strip().endswith("%") and _rounded_as_shown(shown, 100 * expected):  # "1.86", or round(100 * ..., 2)
         raise Hint("that looks like a percentage written as a plain number (rounded): add a '%' sign, or give the fraction.")
     raise Hint("that is not x's share of the limits: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")

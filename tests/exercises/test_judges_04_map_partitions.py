@@ -218,3 +218,35 @@ def test_review_24_04_1_rows_sorted_within_a_partition_keep_their_labels_and_pas
         "04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)"
     )
     assert verdict.correct, verdict.message
+
+
+DEMEAN_FN = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean())\n"
+REVIEW_25_04 = [
+    (
+        "04-2",
+        "rows_in_partition_2 = int(ddf.partitions[2].x.sum().compute() / ddf.partitions[2].x.mean().compute())",
+        "nothing in your answer cell counts rows",
+    ),
+    (
+        "04-2",
+        "import pandas as pd\np = ddf.partitions[2]\nrows_in_partition_2 = int((p.index.max() - p.index.min()).compute() / pd.Timedelta('600s')) + 1",
+        "nothing in your answer cell counts rows",
+    ),
+    ("04-1", DEMEAN_FN + "demeaned = ddf.map_partitions(demean)\ndemeaned = demeaned.assign(x_demeaned=demeaned.x_demeaned.round(3))", "rounded (or scaled)"),
+    ("04-1", "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).iloc[1:]\ndemeaned = ddf.map_partitions(demean)", "it must keep every row"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_25_04, ids=range(len(REVIEW_25_04)))
+def test_review_25_04_refusals_say_what_the_cell_did(key, code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged(key, client, code)
+    assert_rejected(key, ns, verdict, said)
+
+
+def test_review_25_04_2_a_sum_of_ones_counts_and_passes(client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("04-2", client, "rows_in_partition_2 = int(ddf.partitions[2].assign(one=1).one.sum().compute())")
+    assert verdict.correct, verdict.message

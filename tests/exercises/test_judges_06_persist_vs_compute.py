@@ -227,3 +227,18 @@ def test_review_24_06_1_refusals_say_what_the_cell_did(code, said, client):
 
     _, verdict = _judged("06-1", client, code)
     assert not verdict.correct and said in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("change", [".astype(int)", ".round(2)"])
+def test_review_25_06_1_sums_changed_after_they_came_back_are_refused(change, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("06-1", client, PERSIST + f"col_sums_local = to_host(col_sums_persisted.compute()){change}")
+    assert not verdict.correct and "changed after they came back" in verdict.message, verdict.message
+
+
+def test_review_25_06_2_a_fraction_with_a_percent_sign_rounded_is_told_so(client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("06-2", client, LIMITS_READ + 'fraction = f"{x.nbytes / sum(limits):.2f}%"')
+    assert not verdict.correct and "the fraction written with a '%' sign" in verdict.message, verdict.message

@@ -424,6 +424,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "count) you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
             "LocalCUDACluster starts one worker on each GPU it finds: keep only what the question asks for."
         )
+    if opts.memory_limit != "auto":  # (learner review 25: memory_limit=0.6 beside the device limit was "Correct")
+        raise Hint(
+            f"workshop_options also sets memory_limit={opts.memory_limit!r}: that is each worker's HOST (CPU) memory "
+            "limit, not the GPU's, and the question does not ask to change it. The GPU's spilling point is "
+            "device_memory_limit alone: keep only what the question asks for."
+        )
     if opts.protocol != "tcp":
         raise Hint(
             f"workshop_options also asks for protocol={opts.protocol!r}: UCX needs the distributed-ucxx package and a "

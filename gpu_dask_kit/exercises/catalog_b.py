@@ -44,7 +44,8 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fast = ans["ddf_fast"]
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     require_no_notebook_rows(ns, "mean_x_by_name", "ddf_fast")
-    if futures_of(ns["ddf"]) and (fast is ns["ddf"] or not _persists(answer_cell(ns, "ddf_fast"))):
+    # (not `fast is ddf`: `ddf_fast = ddf = ddf.persist()` persists in the answer cell itself; learner review 25)
+    if futures_of(ns["ddf"]) and not _persists(answer_cell(ns, "ddf_fast")):
         raise Hint(
             "ddf_fast holds partitions in worker memory only because ddf itself is still the frame persisted earlier "
             "(`ddf = ddf.persist()`): your answer cell did not persist anything. The cell just above this exercise "

@@ -239,6 +239,18 @@ def _shown_digits(text: str, expected: float) -> int | None:
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
 
 
+def _true_counts(ns: dict[str, Any]) -> list[int] | None:
+    """The counts per code of the processed Parquet (``PROCESSED``), sorted, without their codes; None without it."""
+    if not isinstance(ns.get("PROCESSED"), str):
+        return None
+    import dask.dataframe as dd
+
+    try:
+        return sorted(int(v) for v in host(dd.read_parquet(ns["PROCESSED"], columns=["name"])["name"].value_counts().compute()).tolist())
+    except Exception:
+        return None
+
+
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = ans["rows_per_name"]
     require_computed(got, "rows_per_name")
@@ -261,6 +273,13 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(
                 "the index holds the name codes as text (str), not as the integer codes the processed data stores: count "
                 "the column as it is, without turning it into text first."
+            )
+        values = sorted(got.tolist()) if hasattr(got, "tolist") else []
+        truth = _true_counts(ns)
+        if truth is not None and values == truth:  # (learner review 25: reset_index(drop=True), an index renamed)
+            raise Hint(
+                "the counts are right, but the index is no longer the name codes (dropped, renumbered or renamed after "
+                "counting): each count must stay labelled with its code. Keep the index the count gives."
             )
         raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
     if len(got) < len(codes):

@@ -126,6 +126,8 @@ def _set_by_hand(ns: dict[str, Any]) -> str | None:
     for node in ast.walk(tree) if tree is not None else ():
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
+            if isinstance(target, ast.Attribute) and ast.unparse(target) == "sys.argv":
+                continue  # the command line parse_args() reads when given no list (learner review 25)
             if isinstance(target, ast.Attribute):
                 return f"{ast.unparse(target)} (an attribute of the parsed Namespace)"
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call):
@@ -225,9 +227,9 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     elsewhere = _never_asks_its_worker(answer_cell(ns, "slot_futures"), ns)
     if elsewhere is not None:
         raise Hint(
-            f"the tasks run {elsewhere}, which never asks its worker for its name (no where_am_i or get_worker in it): "
+            f"the tasks run {elsewhere}, which never asks its worker for its name, or asks and returns something else: "
             "what it returns comes from somewhere else (a name set in the notebook, a default), whichever worker runs "
-            "it. Run where_am_i, which asks its worker for its name."
+            "it. Run where_am_i, which asks its worker for its name, and return what it gives."
         )
     ran_on = _workers_holding(ns["session"].client, list(futures))
     if ran_on is not None and [str(n) for n in names] != ran_on:

@@ -29,6 +29,7 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     if found is not None:
         require_contributes(found.cell, "rows_per_name", ns)  # a pandas count + 0 * the Dask count
         _pandas_read(found.cell)
+        _sent_back(found.cell)
         _read_back(found.cell, list(found.reads["rows_per_name"].values()), ns)
     client = client_of(ns)
     # made_earlier: counts persisted in one statement and brought here in the next; the replay's persist finds them held
@@ -147,12 +148,41 @@ def _pandas_read(cell: str) -> None:
     tree = _parse(cell)
     if tree is None:
         return
+    in_task = {id(n) for lam in ast.walk(tree) if isinstance(lam, ast.Lambda) for n in ast.walk(lam.body)}
     for node in nodes_making(tree, "rows_per_name"):
         func = node.func if isinstance(node, ast.Call) else None
         module = getattr(func.value, "id", None) if isinstance(func, ast.Attribute) and func.attr == "read_parquet" else None
+        if module in ("pd", "pandas", "cudf") and id(node) in in_task:  # (learner review 25: submit(lambda p: pd.read_parquet(p)...))
+            raise Hint(
+                f"your answer cell reads the Parquet with {module}.read_parquet inside one function it hands to the cluster: "
+                "ONE task, on one worker, reads every file and counts alone, while the other workers wait. Read it with "
+                "dask.dataframe, so that each worker reads and counts its own files."
+            )
         if module in ("pd", "pandas", "cudf"):
             raise Hint(
                 f"your answer cell reads the Parquet with {module}.read_parquet on the way to rows_per_name: every row "
                 "comes to this notebook and is counted here, whatever else the cell computes on the workers. Read and "
                 "count with dask.dataframe, so that the workers count."
+            )
+
+
+def _sent_back(cell: str) -> None:
+    """A :class:`Hint` when the answer cell brings rows here (``.compute()``) and hands them back to Dask
+    (``dd.from_pandas(...)``): the workers then count a copy that went through this notebook (learner review 25: once
+    "Correct", depending on timing)."""
+    tree = _parse(cell)
+    if tree is None:
+        return
+    computed = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and "compute" in ast.unparse(n.value) for t in n.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in ("from_pandas", "from_dict", "from_array") or not isinstance(node, ast.Call):
+            continue
+        given = " ".join(ast.unparse(a) for a in node.args)
+        if ".compute()" in given or any(n.id in computed for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)):
+            raise Hint(
+                f"your answer cell brings the rows to this notebook (.compute()) and hands them back to Dask ({name}): "
+                "every row travels here and back, and the workers count a copy. Read the processed Parquet with "
+                "dask.dataframe and count there, without computing the rows first."
             )

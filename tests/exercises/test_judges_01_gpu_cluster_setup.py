@@ -38,8 +38,8 @@ def test_01_1_options_pinned_to_one_gpu_or_worker_are_rejected(pin, client):
 
 def test_01_1_the_percent_note_names_the_option_that_had_it(client):
     host = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0', memory_limit='60%')"
-    verdict, _ = judged_with_ns("01-1", client, host)
-    assert verdict.correct and "percent string" not in verdict.message, verdict.message
+    verdict, _ = judged_with_ns("01-1", client, host)  # a host limit beside the device one: refused since review 25
+    assert not verdict.correct and "percent string" not in verdict.message and "also sets memory_limit" in verdict.message, verdict.message
     device = "workshop_options = kit.ClusterOptions(device_memory_limit='60%', rmm_async=True, dashboard_address=':0')"
     verdict, _ = judged_with_ns("01-1", client, device)
     assert verdict.correct and "percent string" in verdict.message, verdict.message
@@ -61,3 +61,11 @@ def test_01_2_a_size_a_digit_off_is_not_accepted(given, client):
     """Learner review 14: "9.52GiB" (0.8% off) was Correct under a 1% tolerance; 3 significant digits need only 0.5%."""
     verdict = judged("01-2", client, f"spill_at = {given!r}")
     assert verdict.answered and not verdict.correct, verdict.message
+
+
+def test_review_25_01_1_a_host_limit_beside_the_device_limit_is_refused(client):
+    from .test_judges_made_elsewhere import _judged
+
+    code = 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, memory_limit=0.6, rmm_async=True, dashboard_address=":0")'
+    _, verdict = _judged("01-1", client, code)
+    assert not verdict.correct and "also sets memory_limit=0.6" in verdict.message, verdict.message

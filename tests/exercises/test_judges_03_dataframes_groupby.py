@@ -150,3 +150,11 @@ def test_03_2_with_ddf_still_persisted_ddf_itself_is_not_a_persisted_copy(client
     assert verdict.answered and not verdict.correct, verdict.message
     assert "did not persist anything" in verdict.message, verdict.message
     assert judged("03-2", client, RIGHT["03-2"][0]).correct  # ddf lazy (cell 27 run): judged as before
+
+
+@pytest.mark.parametrize("code", ["ddf_fast = ddf = ddf.persist()", "ddf = ddf.persist()\nddf_fast = ddf"])
+def test_review_25_03_2_ddf_persisted_in_place_in_the_answer_cell_passes(code, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("03-2", client, code + "\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()")
+    assert verdict.correct, verdict.message

@@ -263,3 +263,30 @@ def test_07_2_a_narrow_float_is_named_as_such(client):
     code = "speed_up = np.float16(medians[1] / medians[max(medians)])"
     verdict = judge("07-2", answer(notebook_namespace("07-2", client), "07-2", code))
     assert not verdict.correct and "stored as a float16" in verdict.message, verdict.message
+
+
+REVIEW_25_07_1 = [
+    ('rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute().reset_index(drop=True)', "the index is no longer the name codes"),
+    ('rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute().rename(index=lambda c: c + 1)', "the index is no longer the name codes"),
+    (
+        'rows_per_name = dd.from_pandas(dd.read_parquet(PROCESSED).compute(), npartitions=2).groupby("name").size().compute()',
+        "hands them back to Dask (from_pandas)",
+    ),
+    (
+        "import pandas as pd\nrows_per_name = session.client.submit(lambda p: pd.read_parquet(p).name.value_counts(), PROCESSED).result()",
+        "inside one function it hands to the cluster",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "said"), REVIEW_25_07_1, ids=range(len(REVIEW_25_07_1)))
+def test_review_25_07_1_refusals_say_what_the_cell_did(code, said, client):
+    ns, verdict = _judged("07-1", client, code)
+    assert_rejected("07-1", ns, verdict, said)
+
+
+def test_review_25_07_1_pandas_never_imported_is_told_to_import_it():
+    from gpu_dask_kit.exercises.broken import not_made
+
+    said = not_made("NameError: name 'pd' is not defined", {"In": ["", "x = 1", "rows_per_name = pd.Series([1])"]})
+    assert said is not None and "`import pandas as pd`" in said, said

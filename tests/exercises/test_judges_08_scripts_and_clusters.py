@@ -164,3 +164,15 @@ def test_08_1_a_pool_size_in_percent_passes_and_is_told_what_dask_cuda_wants(cli
     code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
     verdict = judge("08-1", _run(code, "08-1", client))
     assert verdict.correct and "dask cuda worker` wants that fraction written as 0.5" in verdict.message, verdict.message
+
+
+def test_review_25_08_1_flags_set_in_sys_argv_and_parsed_pass(client):
+    from .test_judges_made_elsewhere import _judged
+
+    flags = '"--n-workers=4", "--memory-limit=8GiB", "--rmm-pool-size=0.5", "--scheduler-file=/shared/scheduler.json"'
+    code = (
+        f"import sys\nsaved = sys.argv\nsys.argv = ['train.py', {flags}]\n"
+        "try:\n    args = parser.parse_args()\nfinally:\n    sys.argv = saved\nscript_options = options_from_args(args)"
+    )
+    _, verdict = _judged("08-1", client, code)
+    assert verdict.correct, verdict.message

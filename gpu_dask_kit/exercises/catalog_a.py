@@ -566,6 +566,8 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         some = f"rounded to {digits} decimals" if digits is not None else "to a few digits only"
         raise Hint(f"that is the relative error of the rank-10 approximation {some}: a rounded number is not accepted. Store the computed value.")
     divides = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(cell_tree(found, ns)))
+    if close(number, 1.0, rel=1e-9) and divides:  # (learner reviews 24-25: norm(r) / norm(r) was told "check the slices")
+        raise Hint("that is exactly 1: the numerator and the denominator are the same norm. The relative error divides norm(x - approx) by norm(x).")
     if number > 1 and not divides:
         raise Hint("a relative error above 1 means the difference is larger than x: divide norm(x - approx) by norm(x).")
     if number > 1:

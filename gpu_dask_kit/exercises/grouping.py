@@ -41,6 +41,13 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
         )
     same = len(got) == len(expected) and list(got.index) == list(expected.index)
     if not same or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
+        kept = set(got.index) <= set(expected.index) and len(got) < len(expected)
+        if kept and (abs(got - expected.reindex(got.index)) <= 1e-9 * (1 + abs(expected.reindex(got.index)))).all():
+            # (learner review 25: .compute().head(20) was told it "takes one partition (or the first rows)")
+            raise Hint(
+                f"{name} has the right value for each name it holds, but only {len(got)} of the {len(expected)} names: the "
+                "result was cut after the aggregation (a .head(n), a filter). Keep the whole result, one value per name."
+            )
         if any(part in (cell or "") for part in (".partitions[", "get_partition(", ".head(")):
             raise Hint(
                 f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "

@@ -19,7 +19,19 @@ from gpu_dask_kit.notebook import hints, outcomes
 
 from ..test_exercises_cases import APPROX, DEMEAN, ERROR, FITS, FITS1, INPLACE, LIMITS, REVEALS, RIGHT
 from ..test_exercises_corpus import _run
-from .helpers import LIMITS_06, SUMS, RaisedShell, cells_in_shell, judge_answer, judge_answer_with_ns, judged, judged_with_ns, not_yet, notebook_namespace
+from .helpers import (
+    LIMITS_06,
+    SUMS,
+    RaisedShell,
+    assert_rejected,
+    cells_in_shell,
+    judge_answer,
+    judge_answer_with_ns,
+    judged,
+    judged_with_ns,
+    not_yet,
+    notebook_namespace,
+)
 
 # Each: the key, the answer cell, what the hint must say, and what it said before (reviews 4 and 5).
 DIAGNOSES = [
@@ -596,3 +608,17 @@ def test_09_1_a_summing_lambda_that_gives_0_for_an_empty_list_is_right(client):
     code = "sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(lambda xs: sum(xs) if xs else 0, sq)"
     _, verdict = judge_answer_with_ns("09-1", code, client, ns=notebook_namespace("09-1", client))
     assert verdict.correct, verdict.message
+
+
+REVIEW_25_WORDING = [
+    ("02-1", "r = x - (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = float(da.linalg.norm(r) / da.linalg.norm(r))", "the same norm"),
+    ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().head(3)", "the result was cut after the aggregation"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_25_WORDING, ids=[k for k, _, _ in REVIEW_25_WORDING])
+def test_review_25_refusals_name_the_real_fault(key, code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged(key, client, code)
+    assert_rejected(key, ns, verdict, said)

@@ -205,6 +205,11 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "scheduler's choice (two tasks may well run on the same worker, and a worker may run none), so that does "
             f"not read each worker's limit once. {look}"
         )
+    if "worker_spec" in code:  # (learner reviews 25-26: the start request summed, not the limits the workers report)
+        raise Hint(
+            "your answer cell reads the cluster's worker_spec: what the cluster was ASKED to start each worker with, not "
+            f"the limit each running worker reports (a worker may have joined some other way, or been started with other options). {look}"
+        )
     if cell is not None and not _asks_the_cluster(cell, ns):
         raise Hint(
             "your answer cell never asks the cluster (it reads no session or client; an object of your own that looks like one "
@@ -417,12 +422,23 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
     if not str(opts.dashboard_address or "").endswith(":0"):
         raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
-    pinned = [f"{n}={getattr(opts, n)!r}" for n in ("CUDA_VISIBLE_DEVICES", "n_workers", "threads_per_worker") if getattr(opts, n) is not None]
+    # threads_per_worker=1 is LocalCUDACluster's own default (one thread per GPU worker): not a choice (learner review 26)
+    pinned = [
+        f"{n}={getattr(opts, n)!r}"
+        for n in ("CUDA_VISIBLE_DEVICES", "n_workers", "threads_per_worker")
+        if getattr(opts, n) is not None and not (n == "threads_per_worker" and getattr(opts, n) == 1)
+    ]
     if pinned:
         raise Hint(
             f"workshop_options also fixes {' and '.join(pinned)}: that ties the cluster to some GPUs (or a worker or thread "
             "count) you chose, and the question asks for options for the whole node, whatever GPUs it has. Left out, "
             "LocalCUDACluster starts one worker on each GPU it finds: keep only what the question asks for."
+        )
+    if opts.enable_cudf_spill:  # (learner review 26: a second spilling mechanism beside the device limit was "Correct")
+        raise Hint(
+            "workshop_options also turns on enable_cudf_spill, cuDF's own spilling: a second mechanism beside the "
+            "worker's device_memory_limit, which the question does not ask for (the lesson shows why the two are not "
+            "mixed). Keep only what the question asks for."
         )
     if opts.memory_limit != "auto":  # (learner review 25: memory_limit=0.6 beside the device limit was "Correct")
         raise Hint(
@@ -513,6 +529,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     # the shortcut written out in NumPy after a Dask run (which it overwrites), or times D / D: worked out here
     require_not_worked_out(found.cell if found is not None else answer_cell(ns, "rank10_error"), "rank10_error", ns, rank_error(s, 10), whole=True)
     expected = rank_error(s, 10)  # what theory says (Eckart-Young)
+    asked = rounding_in(answer_cell(ns, "rank10_error"))
+    if close(number, expected, rel=1e-6, abs_=1e-6) and asked is not None and round(number, asked) == number:  # (review 26)
+        raise Hint(
+            f"that is the relative error of the rank-10 approximation rounded to {asked} decimals: a rounded number is not accepted. Store the computed value."
+        )
     if close(number, expected, rel=1e-6, abs_=1e-6):
         made = _parse(answer_cell(ns, "rank10_error") or "")
         read = _read_making(made, {"rank10_error"}, ns) if made is not None else names_read(answer_cell(ns, "rank10_error") or "", ns)

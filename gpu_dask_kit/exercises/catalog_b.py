@@ -18,7 +18,7 @@ from .grouping import grouped_on_cluster, per_name
 from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, _parse, answer_cell
+from .replay import Replay, _assigned, _parse, answer_cell
 from .stale import remade_after
 from .values import as_number
 from .zeroed import require_contributes
@@ -292,6 +292,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
         raise Hint(f"demean should be a function that takes one partition (a DataFrame); {describe(demean)} is not.")
+    made = _parse(answer_cell(ns, "demeaned") or "")
+    if made is not None and _assigned(made, "ddf") is not None:  # (learner review 26: told demean wrote into the partition)
+        raise Hint(
+            "your answer cell assigns ddf (ddf = ...): ddf is no longer the persisted data the lesson made, but the "
+            "mapped frame. Keep ddf as it is and name the mapped frame demeaned; re-run the cell that builds and "
+            "persists ddf, then your answer cell."
+        )
     inside = _computes_inside(answer_cell(ns, "demeaned"), ns)  # the cell that defines demean makes demeaned too
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
         raise Hint(
@@ -393,10 +400,10 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                     f"x_demeaned holds {part['x_demeaned'].dtype} values, x {part['x'].dtype}: the values were converted to a "
                     "smaller float type on the way, which rounds them. Keep x's own dtype."
                 )
-            if (abs(host(part["x_demeaned"]) - wanted) <= 1e-2).all():  # (learner reviews 24-25: rounded after mapping)
+            given_values = host(part["x_demeaned"])
+            if any((given_values == wanted.round(d)).all() for d in range(8)):  # (learner reviews 24-25: rounded after mapping)
                 raise Hint(
-                    f"in partition {i}, x_demeaned is close to x minus the mean of x, but not it: rounded (or scaled) after "
-                    "the subtraction. Keep the values as the subtraction gives them."
+                    f"in partition {i}, x_demeaned is x minus the mean of x, rounded after the subtraction. Keep the values as the subtraction gives them."
                 )
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
@@ -476,17 +483,18 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
         tree = _parse(found.cell)
         calls = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
-        dropping = {"count": "count() counts the values that are NOT missing", "dropna": "dropna() drops the rows with a missing value",
-                    "drop_duplicates": "drop_duplicates() drops repeated rows", "nunique": "nunique() counts distinct values",
-                    "unique": "unique() keeps distinct values only", "query": "query() keeps the rows that match it"}  # fmt: skip
+        missing, repeated, passing = "has no missing values", "has no repeated values", "has no row that fails it"
+        dropping = {"count": ("count() counts the values that are NOT missing", missing), "dropna": ("dropna() drops the rows with a missing value", missing),
+                    "drop_duplicates": ("drop_duplicates() drops repeated rows", repeated), "nunique": ("nunique() counts distinct values", repeated),
+                    "unique": ("unique() keeps distinct values only", repeated), "query": ("query() keeps the rows that match it", passing)}  # fmt: skip
         dropped = next((dropping[c] for c in calls if c in dropping), None)
         masks = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Compare)] if tree else []
         if dropped is None and masks:  # p[p.id > 0]: the rows that pass a test
-            dropped = f"a mask ({ast.unparse(masks[0].slice)}) keeps only the rows that pass it"
+            dropped = (f"a mask ({ast.unparse(masks[0].slice)}) keeps only the rows that pass it", passing)
         if dropped is not None:  # right here only because partition 2 has no missing or repeated values (learner review 20)
             raise Hint(
-                f"the number is right here, but {dropped}: it matches the number of rows only while the partition has no "
-                "missing or repeated values, which this one happens not to have. The question asks for its rows: count them."
+                f"the number is right here, but {dropped[0]}: it matches the number of rows only while the partition "
+                f"{dropped[1]}, as this one happens to. The question asks for its rows: count them."
             )
         by_number = ("partitions[", "get_partition(", "to_delayed(", "partition_info")
         if ".loc[" in found.cell and not any(p in found.cell for p in by_number):

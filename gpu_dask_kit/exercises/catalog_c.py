@@ -52,7 +52,9 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("col_sums_local has one value per column, but not the column sums of x.")
     if not np.allclose(local, expected, rtol=1e-9, atol=0):  # (learner review 25: .astype(int), .round(2) passed)
         raise Hint(
-            f"col_sums_local holds the column sums changed after they came back (rounded, or converted to {local.dtype}): "
+            "col_sums_local holds the column sums changed after they came back ("
+            + ("rounded" if local.dtype == expected.dtype else f"rounded, or converted to {local.dtype}")
+            + "): "
             "keep the values as the workers computed them."
         )
     if not np.allclose(host(persisted.compute()), expected):
@@ -260,6 +262,12 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"rows_per_name should be a Series with one count per name code; {describe(got)} is not.")
     got = host(got)
+    shares = len(got) > 0 and bool((got.abs() <= 1).all()) if getattr(got, "dtype", None) is not None and got.dtype.kind == "f" else False
+    if getattr(got, "dtype", None) is not None and got.dtype.kind == "f" and not shares:  # (learner review 26: shares times N, astype(float))
+        raise Hint(
+            f"rows_per_name holds {got.dtype} numbers: a count of rows is a whole number (an integer). Count the rows "
+            "themselves, and keep the integers the count gives."
+        )
     if not got.index.is_unique:
         raise Hint(
             "rows_per_name has some codes more than once: each partition was counted on its own and the partial counts "

@@ -202,9 +202,10 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = task_args(list(futures))
     if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
         raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
-    if _repeats_one(answer_cell(ns, "slot_workers")):
+    repeats = _repeats_one(answer_cell(ns, "slot_workers"))
+    if repeats is not None:
         raise Hint(
-            "slot_workers repeats one result (a list multiplied by a number): each task's own answer is not kept, so a "
+            f"slot_workers repeats one result ({repeats}): each task's own answer is not kept, so a "
             "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
         )
     if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
@@ -311,14 +312,27 @@ def _workers_holding(client: Any, futures: list[Any]) -> list[str] | None:
         return None
 
 
-def _repeats_one(cell: str | None) -> bool:
-    """True when the statements making slot_workers multiply a list (``[names[0]] * 4``; learner review 11)."""
+def _repeats_one(cell: str | None) -> str | None:
+    """How the statements making slot_workers repeat one result, in words, or None: a list multiplied (``[names[0]] *
+    4``, ``gather(futures)[:1] * 4``; learner reviews 11, 26), or a comprehension whose element does not read its loop's
+    future (``[slot_futures[0].result() for f in slot_futures]``: review 26, a one-letter slip)."""
     tree = _parse(cell) if cell is not None else None
     if tree is None:
-        return False
-    lists = (ast.List, ast.ListComp)
-    products = [n for n in nodes_making(tree, "slot_workers") if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)]
-    return any(isinstance(n.left, lists) or isinstance(n.right, lists) for n in products)
+        return None
+    made = list(nodes_making(tree, "slot_workers"))
+    for n in made:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            sides = (n.left, n.right)
+            if any(isinstance(x, (ast.List, ast.ListComp, ast.Subscript, ast.Call)) for x in sides) and any(
+                isinstance(x, (ast.Constant, ast.Name)) for x in sides
+            ):
+                return "a list multiplied by a number"
+        if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
+            loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
+            read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}
+            if loop and not loop & read:
+                return f"the same value for every future: {ast.unparse(n.elt)} does not read the loop's future"
+    return None
 
 
 # --- 09 · GPU-first ----------------------------------------------------------------------------------

@@ -89,7 +89,10 @@ def futures_in(value: Any) -> list[Any]:
         return list(value)
     if not hasattr(value, "__dask_graph__"):
         return []
-    graph = getattr(value, "dask", None)
+    try:
+        graph = getattr(value, "dask", None)
+    except Exception:  # a graph that cannot be built (learner review 26: a groupby-transform frame raised TypeError here)
+        return []
     if isinstance(graph, HighLevelGraph):  # an array or Delayed: held data sits in materialized layers; the others
         mappings = (layer.mapping.values() for layer in graph.layers.values() if isinstance(layer, MaterializedLayer))
         return [v for mapping in mappings for v in mapping if isinstance(v, Future)]  # would be built first (slow when big)

@@ -232,7 +232,11 @@ REVIEW_25_04 = [
         "import pandas as pd\np = ddf.partitions[2]\nrows_in_partition_2 = int((p.index.max() - p.index.min()).compute() / pd.Timedelta('600s')) + 1",
         "nothing in your answer cell counts rows",
     ),
-    ("04-1", DEMEAN_FN + "demeaned = ddf.map_partitions(demean)\ndemeaned = demeaned.assign(x_demeaned=demeaned.x_demeaned.round(3))", "rounded (or scaled)"),
+    (
+        "04-1",
+        DEMEAN_FN + "demeaned = ddf.map_partitions(demean)\ndemeaned = demeaned.assign(x_demeaned=demeaned.x_demeaned.round(3))",
+        "rounded after the subtraction",
+    ),
     ("04-1", "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).iloc[1:]\ndemeaned = ddf.map_partitions(demean)", "it must keep every row"),
 ]
 
@@ -250,3 +254,24 @@ def test_review_25_04_2_a_sum_of_ones_counts_and_passes(client):
 
     _, verdict = _judged("04-2", client, "rows_in_partition_2 = int(ddf.partitions[2].assign(one=1).one.sum().compute())")
     assert verdict.correct, verdict.message
+
+
+REVIEW_26_04 = [
+    ("04-1", "demean = lambda df: df.assign(x_demeaned=df.x - df.x.median())\ndemeaned = ddf.map_partitions(demean)", "check which column you subtract from"),
+    ("04-1", "demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean())\nddf = ddf.map_partitions(demean)\ndemeaned = ddf", "your answer cell assigns ddf"),
+    (
+        "04-1",
+        "demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean())\nday = ddf.index.to_series().dt.floor('D')\n"
+        "demeaned = ddf.assign(x_demeaned=ddf.x - ddf.groupby(day).x.transform('mean'))",
+        "could not be checked",
+    ),
+    ("04-2", "rows_in_partition_2 = int(ddf.partitions[2].x.count().compute())", "has no missing values, as this one happens to"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_26_04, ids=range(len(REVIEW_26_04)))
+def test_review_26_04_refusals_name_the_real_fault(key, code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    ns, verdict = _judged(key, client, code)
+    assert_rejected(key, ns, verdict, said)

@@ -290,3 +290,15 @@ def test_review_25_07_1_pandas_never_imported_is_told_to_import_it():
 
     said = not_made("NameError: name 'pd' is not defined", {"In": ["", "x = 1", "rows_per_name = pd.Series([1])"]})
     assert said is not None and "`import pandas as pd`" in said, said
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute().astype(float)',
+        "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts(normalize=True).compute() * N_INPUT_ROWS",
+    ],
+)
+def test_review_26_07_1_counts_as_floats_are_refused(code, client):
+    ns, verdict = _judged("07-1", client, code)
+    assert_rejected("07-1", ns, verdict, "a count of rows is a whole number")

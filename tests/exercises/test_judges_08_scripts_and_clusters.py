@@ -176,3 +176,20 @@ def test_review_25_08_1_flags_set_in_sys_argv_and_parsed_pass(client):
     )
     _, verdict = _judged("08-1", client, code)
     assert verdict.correct, verdict.message
+
+
+SLOT_MAP = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (SLOT_MAP + "slot_workers = [slot_futures[0].result() for f in slot_futures]", "does not read the loop's future"),
+        (SLOT_MAP + "slot_workers = session.client.gather(slot_futures)[:1] * 4", "a list multiplied by a number"),
+    ],
+)
+def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("08-2", client, code)
+    assert not verdict.correct and said in verdict.message, verdict.message

@@ -622,3 +622,38 @@ def test_review_25_refusals_name_the_real_fault(key, code, said, client):
 
     ns, verdict = _judged(key, client, code)
     assert_rejected(key, ns, verdict, said)
+
+
+REVIEW_26_REFUSED = [
+    (
+        "00-2",
+        'from dask.utils import parse_bytes\ncluster_memory = sum(parse_bytes(s["options"]["memory_limit"]) for s in session.client.cluster.worker_spec.values())',
+        "worker_spec",
+    ),
+    (
+        "01-1",
+        'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=":0", enable_cudf_spill=True)',
+        "enable_cudf_spill",
+    ),
+    (
+        "02-1",
+        "k = 10\napprox = (u[:, :k] * s[:k]) @ v[:k, :]\nrank10_error = round(float(da.linalg.norm(x - approx) / da.linalg.norm(x)), 7)",
+        "rounded to 7 decimals",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_26_REFUSED, ids=[k for k, _, _ in REVIEW_26_REFUSED])
+def test_review_26_refused(key, code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged(key, client, code)
+    assert not verdict.correct and said in verdict.message, verdict.message
+
+
+def test_review_26_01_1_one_thread_per_worker_the_default_passes(client):
+    from .test_judges_made_elsewhere import _judged
+
+    code = 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=":0", threads_per_worker=1)'
+    _, verdict = _judged("01-1", client, code)
+    assert verdict.correct, verdict.message

@@ -93,6 +93,12 @@ _WHY = {
         "returns, and it failed there: a function mapped over partitions may use only the partition it is given (a "
         "read of the whole Dask frame, or a computation of it, inside it fails or hangs). So "
     ),
+    "NoValidWorkerError": (  # (learner review 27: a resource name fixed, and the cell still failed)
+        "no worker offers what the tasks ask for (resources=...; the workers' offers are in "
+        "session.client.scheduler_info()['workers'][...]['resources']). If you corrected resources= and ran the cell "
+        "again, the new call handed back the failed futures of the old one: map and submit name a task after its "
+        "function and arguments, not its resources, so add pure=False (or run `del slot_futures` first). So "
+    ),
     "cannot be deterministically hashed": (
         "Dask names each task after what it runs, and it could not make a name from a function in that cell: the "
         "function refers to something that cannot be copied to a worker (the client, a future, a lock). A function "
@@ -122,7 +128,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _local_scheduler(err, source) or _refused(err, source)
         return (
             f"{why}"
-            f"your answer cell (In [{number}]) raised {err} when it last ran, so the check cannot tell what it makes: "
+            f"your answer cell (In [{number}]) raised {err.rstrip('.')} when it last ran, so the check cannot tell what it makes: "
             f"{' and '.join(hit)} may still hold what an earlier run left (or what the lines before the error made). Make "
             "that cell run to its end without an error, run it, then this check."
         )
@@ -169,9 +175,10 @@ def not_made(err: str, namespace: dict[str, Any]) -> str | None:
     cells = cells_making(history, name)
     module = MODULE_ALIASES.get(name)
     if module is not None and not cells:  # (learner review 25: `pd` pointed at a later cell that needs names of its own)
+        line = f"import {module}" if module == name else f"import {module} as {name}"
         return (
-            f"it reads `{name}`, the usual short name of {module}, which no cell run in this kernel has imported: add "
-            f"`import {module} as {name}` at the top of your answer cell, run it, then this check."
+            f"it reads `{name}`, the module {module}, which no cell run in this kernel has imported: add "
+            f"`{line}` at the top of your answer cell, run it, then this check."
         )
     where = cell_making(namespace, name) if not cells else None  # in JupyterLab: the open notebook's cell that makes it
     if where:

@@ -288,6 +288,39 @@ def _close_columns(given: Any, other: Any) -> bool:
         return True
 
 
+def _x_demeaned_mean(frame: Any) -> float:
+    return float(frame["x_demeaned"].mean())
+
+
+def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
+    """A :class:`Hint` when demeaned is not ``map_partitions`` of demean (or of a function that calls it): built from
+    the partitions one by one (``dd.concat([p.assign(...) for p in ddf.partitions])``, a loop of computes), or with
+    ``map_overlap`` (each partition gets rows of its neighbour, so its mean is not its own); learner review 27. Frames
+    made through delayed objects (``from_delayed``) are judged by the rest."""
+    expr: Any = getattr(demeaned, "expr", None)
+    nodes = list(expr.walk()) if hasattr(expr, "walk") else []
+    if not nodes:
+        return
+    seen = {type(n).__name__ for n in nodes}
+    if "MapOverlap" in seen:
+        raise Hint(
+            "demeaned is made with map_overlap: each partition is handed rows of its neighbour too, so the mean it "
+            "subtracts is not the partition's own. Map demean with map_partitions, one partition at a time."
+        )
+    if "FromDelayed" in seen or any("delayed" in t.lower() for t in seen):
+        return
+    funcs = [getattr(n, "func", None) for n in nodes if type(n).__name__ == "MapPartitions"]
+    calls = lambda f: f is demean or "demean" in getattr(getattr(f, "__code__", None), "co_names", ())  # noqa: E731
+    if not funcs:
+        raise Hint(
+            "demeaned is not made by mapping demean over ddf: your answer cell builds it partition by partition (a loop "
+            "over ddf.partitions, concat, means computed one at a time). The exercise is map_partitions: hand demean to "
+            "ddf.map_partitions, and Dask runs it on every partition."
+        )
+    if not any(calls(f) for f in funcs):
+        raise Hint("demeaned maps another function than your demean over ddf: map demean itself (ddf.map_partitions(demean)).")
+
+
 def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
@@ -354,6 +387,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
         raise Hint(f"demeaned is {describe(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
+    _mapped_with_demean(demeaned, demean)
     if not _built_from(ns, ddf, demeaned):
         again = remade_after(ns, "ddf", "demeaned")
         if again:
@@ -414,6 +448,11 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "another x_demeaned than demeaned's first partition holds (demeaned was made by another function?). "
                 "Make demeaned by mapping demean itself over ddf."
             )
+    # the whole frame's partitions (a selected partition is renumbered: partition_info would say 0)
+    means = dask.compute(*[dask.delayed(_x_demeaned_mean)(part) for part in demeaned.to_delayed()])
+    off = [i for i, m in enumerate(means) if abs(float(m)) > 1e-9]
+    if off:  # (learner review 27: wrong only in partitions other than 0 and 1)
+        raise Hint(f"in partition {off[0]}, x_demeaned does not average to 0: subtract the mean of x in THAT partition, in every partition.")
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
     direct = (
@@ -445,6 +484,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     number = as_number(value)
     if number is None or number != int(number):
         raise Hint(f"rows_in_partition_2 should be a whole number of rows; {describe(value)} is not.")
+    if isinstance(value, float) or str(getattr(value, "dtype", "int")).startswith("float"):  # (learner review 27: len(...) * 1.0)
+        raise Hint("rows_in_partition_2 is a float: a number of rows is a whole number, an int. Keep the int the count gives.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2", ns)
     expected = len(ddf.partitions[2])

@@ -63,6 +63,8 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
     pool = as_fraction(got.get("rmm_pool_size"))
     if not close(pool, 0.5, abs_=1e-9):
+        if isinstance(got.get("rmm_pool_size"), str) and "/" in got["rmm_pool_size"]:  # (learner reviews 26-27: "1/2")
+            raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: a flag's value is text, not arithmetic: write the share as a decimal.")
         raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction).")
     if got.get("scheduler_file") != "/shared/scheduler.json":
         raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")

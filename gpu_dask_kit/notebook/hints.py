@@ -109,7 +109,7 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 
 
 #: Short names modules go by in notebooks: a NameError for one of them is a missing import.
-MODULE_ALIASES = {"pd": "pandas", "np": "numpy", "da": "dask.array", "dd": "dask.dataframe", "cp": "cupy", "plt": "matplotlib.pyplot"}
+MODULE_ALIASES = {"pd": "pandas", "np": "numpy", "da": "dask.array", "dd": "dask.dataframe", "cp": "cupy", "plt": "matplotlib.pyplot", "dask": "dask"}
 
 
 def _not_defined(exc: BaseException, namespace: Any) -> str | None:
@@ -130,9 +130,10 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
         )
     module = MODULE_ALIASES.get(name)
     if module is not None:  # (learner review 23: `pd` pointed at a later cell, which needs names of its own)
+        line = f"import {module}" if module == name else f"import {module} as {name}"
         return (
-            f"gpu-dask-kit: `{name}` is not defined in this kernel: it is the usual short name of {module}, which no cell "
-            f"run so far has imported. Add `import {module} as {name}` at the top of your cell, then run it again."
+            f"gpu-dask-kit: `{name}` is not defined in this kernel: it is the module {module}, which no cell run so far "
+            f"has imported. Add `{line}` at the top of your cell, then run it again."
         )
     where = cell_making(namespace, name)  # in JupyterLab: the open notebook's cell that makes it
     if where:

@@ -194,11 +194,11 @@ REVIEW_24_04_1 = [
     ("demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean()).reset_index()\ndemeaned = ddf.map_partitions(demean)", "keep the partition's index"),
     (
         "m = ddf.x.mean().compute()\ndemean = lambda df: df.assign(x_demeaned=df.x - m)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))",
-        "not what mapping your demean",
+        "your demean",
     ),
     (
         "demean = lambda df: df.assign(x_demeaned=df.x)\ndemeaned = ddf.map_partitions(lambda df: df.assign(x_demeaned=df.x - df.x.mean()))",
-        "not what mapping your demean",
+        "your demean",
     ),
 ]
 
@@ -266,4 +266,44 @@ def test_review_25_04_2_a_sum_of_ones_counts_and_passes(client):
     from .test_judges_made_elsewhere import _judged
 
     _, verdict = _judged("04-2", client, "rows_in_partition_2 = int(ddf.partitions[2].assign(one=1).one.sum().compute())")
+    assert verdict.correct, verdict.message
+
+
+DEMEAN_LAMBDA = "demean = lambda df: df.assign(x_demeaned=df.x - df.x.mean())\n"
+REVIEW_27_04 = [
+    (
+        "04-1",
+        "import dask.dataframe as dd\n" + DEMEAN_LAMBDA + "means = [ddf.partitions[i].x.mean().compute() for i in range(ddf.npartitions)]\n"
+        "demeaned = dd.concat([ddf.partitions[i].assign(x_demeaned=ddf.partitions[i].x - means[i]) for i in range(ddf.npartitions)])",
+        "not made by mapping demean",
+    ),
+    (
+        "04-1",
+        "import dask.dataframe as dd\n" + DEMEAN_LAMBDA + "demeaned = dd.concat([p.assign(x_demeaned=p.x - p.x.mean()) for p in ddf.partitions])",
+        "not made by mapping demean",
+    ),
+    ("04-1", DEMEAN_LAMBDA + "demeaned = ddf.map_overlap(demean, 2, 0)", "map_overlap"),
+    (
+        "04-1",
+        "def demean(df, partition_info=None):\n    bump = 5.0 if partition_info and partition_info['number'] == 2 else 0.0\n"
+        "    return df.assign(x_demeaned=df.x - df.x.mean() + bump)\ndemeaned = ddf.map_partitions(demean)",
+        "in partition 2, x_demeaned does not average to 0",
+    ),
+    ("04-2", "rows_in_partition_2 = len(ddf.partitions[2]) * 1.0", "is a float"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_27_04, ids=range(len(REVIEW_27_04)))
+def test_review_27_04_refused(key, code, said, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged(key, client, code)
+    assert not verdict.correct and said in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("mapped", ["ddf.map_partitions(lambda df: demean(df))", "ddf.map_partitions(demean, meta=ddf._meta.assign(x_demeaned=0.0))"])
+def test_review_27_04_1_demean_mapped_in_other_styles_passes(mapped, client):
+    from .test_judges_made_elsewhere import _judged
+
+    _, verdict = _judged("04-1", client, DEMEAN_LAMBDA + f"demeaned = {mapped}")
     assert verdict.correct, verdict.message

@@ -193,3 +193,20 @@ def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):
 
     _, verdict = _judged("08-2", client, code)
     assert not verdict.correct and said in verdict.message, verdict.message
+
+
+def test_review_27_08_2_a_failed_resource_request_says_the_futures_are_reused(client):
+    """Learner review 27: resources= corrected, the cell run again, and map handed back the failed futures (pure keys)."""
+    ns = notebook_namespace("08-2", client)
+    answer = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1})\nslot_workers = session.client.gather(slot_futures)"
+    shell = RaisedShell("NoValidWorkerError: Attempted to run task on a cluster ... timed out after 10.00 s waiting for a valid worker.")
+    ns.update(slot_futures=..., slot_workers=..., get_ipython=lambda: shell)
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-2", globals())']
+    verdict = judge("08-2", ns)
+    assert not verdict.correct and "add pure=False" in verdict.message and "worker.. when" not in verdict.message, verdict.message
+
+
+def test_review_27_08_1_a_share_written_as_arithmetic_is_told_to_use_a_decimal(client):
+    flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 1/2 --scheduler-file /shared/scheduler.json"
+    verdict = judge("08-1", _run(f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)", "08-1", client))
+    assert not verdict.correct and "write the share as a decimal" in verdict.message, verdict.message

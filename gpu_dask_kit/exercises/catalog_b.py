@@ -288,8 +288,10 @@ def _close_columns(given: Any, other: Any) -> bool:
         return True
 
 
-def _x_demeaned_mean(frame: Any) -> float:
-    return float(frame["x_demeaned"].mean())
+def _x_demeaned_mean_and_error(frame: Any) -> tuple[float, float]:
+    """(the mean of x_demeaned, its largest distance from x minus x's mean) in one partition."""
+    error = (frame["x_demeaned"] - (frame["x"] - frame["x"].mean())).abs().max()
+    return float(frame["x_demeaned"].mean()), float(error) if len(frame) else 0.0
 
 
 def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
@@ -449,10 +451,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "Make demeaned by mapping demean itself over ddf."
             )
     # the whole frame's partitions (a selected partition is renumbered: partition_info would say 0)
-    means = dask.compute(*[dask.delayed(_x_demeaned_mean)(part) for part in demeaned.to_delayed()])
-    off = [i for i, m in enumerate(means) if abs(float(m)) > 1e-9]
+    found = dask.compute(*[dask.delayed(_x_demeaned_mean_and_error)(part) for part in demeaned.to_delayed()])
+    off = [i for i, (m, _) in enumerate(found) if abs(m) > 1e-9]
     if off:  # (learner review 27: wrong only in partitions other than 0 and 1)
         raise Hint(f"in partition {off[0]}, x_demeaned does not average to 0: subtract the mean of x in THAT partition, in every partition.")
+    wrong = [i for i, (_, e) in enumerate(found) if e > 1e-9]
+    if wrong:  # (learner review 28: another column, demeaned, in one partition only)
+        raise Hint(f"in partition {wrong[0]}, x_demeaned is not x minus the mean of x: every partition must subtract its own mean of x from x.")
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
     direct = (

@@ -307,3 +307,15 @@ def test_review_27_04_1_demean_mapped_in_other_styles_passes(mapped, client):
 
     _, verdict = _judged("04-1", client, DEMEAN_LAMBDA + f"demeaned = {mapped}")
     assert verdict.correct, verdict.message
+
+
+def test_review_28_04_1_another_column_demeaned_in_one_partition_is_refused(client):
+    from .test_judges_made_elsewhere import _judged
+
+    code = (
+        "def demean(df, partition_info=None):\n    if partition_info and partition_info['number'] == 3:\n"
+        "        return df.assign(x_demeaned=df.y - df.y.mean())\n    return df.assign(x_demeaned=df.x - df.x.mean())\n"
+        "demeaned = ddf.map_partitions(demean)"
+    )
+    _, verdict = _judged("04-1", client, code)
+    assert not verdict.correct and "in partition 3, x_demeaned is not x minus the mean of x" in verdict.message, verdict.message

@@ -207,7 +207,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
     if repeats is not None:
         raise Hint(
-            f"slot_workers repeats one result ({repeats}): each task's own answer is not kept, so a "
+            f"slot_workers {'does not keep the results in order' if 'reorders' in repeats else 'repeats one result'} "
+            f"({repeats}): each task's own answer is not kept, so a "
             "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
         )
     if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
@@ -329,6 +330,8 @@ def _repeats_one(cell: str | None) -> str | None:
                 isinstance(x, (ast.Constant, ast.Name)) for x in sides
             ):
                 return "a list multiplied by a number"
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.step is not None:  # (review 27: [::-1])
+            return f"{ast.unparse(n)} reorders or skips the results, so the i-th entry is not the i-th task's"
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..notebook.cellreads import cells_making
-from ..notebook.hints import LOCAL_SCHEDULER, MODULE_ALIASES
+from ..notebook.hints import LOCAL_SCHEDULER, import_line
 from ..notebook.outcomes import raised
 from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
@@ -173,9 +173,9 @@ def not_made(err: str, namespace: dict[str, Any]) -> str | None:
     name = found.group(1)
     history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
     cells = cells_making(history, name)
-    module = MODULE_ALIASES.get(name)
-    if module is not None and not cells:  # (learner review 25: `pd` pointed at a later cell that needs names of its own)
-        line = f"import {module}" if module == name else f"import {module} as {name}"
+    alias = import_line(name)
+    if alias is not None and not cells:  # (learner review 25: `pd` pointed at a later cell that needs names of its own)
+        module, line = alias
         return (
             f"it reads `{name}`, the module {module}, which no cell run in this kernel has imported: add "
             f"`{line}` at the top of your answer cell, run it, then this check."

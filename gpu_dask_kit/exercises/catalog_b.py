@@ -262,15 +262,22 @@ def _more_arguments(func: Any) -> list[str]:
     return required[1:]
 
 
+def _aligned(given: Any, other: Any) -> tuple[Any, Any] | None:
+    """Two columns on the host, ``given``'s rows in ``other``'s order when both have the same unique labels (rows
+    reordered, sorted: compared by label); None when their lengths differ."""
+    g, o = host(given), host(other)
+    if len(g) != len(o):
+        return None
+    if g.index.is_unique and o.index.is_unique and set(g.index) == set(o.index):
+        g = g.loc[o.index]
+    return g, o
+
+
 def _same_column(given: Any, original: Any) -> bool:
     """True when two columns hold the same values (missing values alike), whatever the backend."""
     try:
-        g, o = host(given), host(original)
-        if len(g) != len(o):
-            return False
-        if g.index.is_unique and o.index.is_unique and set(g.index) == set(o.index):  # rows reordered (sorted): by label
-            g = g.loc[o.index]
-        return bool(g.reset_index(drop=True).equals(o.reset_index(drop=True)))
+        pair = _aligned(given, original)
+        return pair is not None and bool(pair[0].reset_index(drop=True).equals(pair[1].reset_index(drop=True)))
     except Exception:
         return True  # (cannot compare: judged by the rest)
 
@@ -279,11 +286,8 @@ def _close_columns(given: Any, other: Any) -> bool:
     """True when two float columns hold the same values to within 1e-9, row by row by label (a GPU's mean need not add
     up in the same order twice); True when they cannot be compared (judged by the rest)."""
     try:
-        g, o = host(given), host(other)
-        if len(g) != len(o):
-            return False
-        g = g.loc[o.index] if g.index.is_unique and o.index.is_unique and set(g.index) == set(o.index) else g
-        return bool((abs(g.to_numpy(dtype=float) - o.to_numpy(dtype=float)) <= 1e-9).all())
+        pair = _aligned(given, other)
+        return pair is not None and bool((abs(pair[0].to_numpy(dtype=float) - pair[1].to_numpy(dtype=float)) <= 1e-9).all())
     except Exception:
         return True
 

@@ -262,8 +262,9 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"rows_per_name should be a Series with one count per name code; {describe(got)} is not.")
     got = host(got)
-    shares = len(got) > 0 and bool((got.abs() <= 1).all()) if getattr(got, "dtype", None) is not None and got.dtype.kind == "f" else False
-    if getattr(got, "dtype", None) is not None and got.dtype.kind == "f" and not shares:  # (learner review 26: shares times N, astype(float))
+    floats = getattr(got, "dtype", None) is not None and got.dtype.kind == "f"
+    shares = floats and len(got) > 0 and bool((got.abs() <= 1).all())  # (value_counts(normalize=True): judged below)
+    if floats and not shares:  # (learner review 26: shares times N, astype(float))
         raise Hint(
             f"rows_per_name holds {got.dtype} numbers: a count of rows is a whole number (an integer). Count the rows "
             "themselves, and keep the integers the count gives."

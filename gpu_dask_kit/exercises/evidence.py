@@ -173,13 +173,13 @@ def runs_touching(client: Any, collection: Any, since: float = 0.0) -> list[dict
     """
     held = [f.key for f in futures_of(collection)]  # persisted: the keys the scheduler holds (the collection may alias them)
     (optimised,) = dask.optimize(collection)  # a lazy frame runs under its optimised (fused) keys, not its own
-    keys = {str(k) for k in (*_keys(collection), *held, *_keys(optimised))}
-    return client.run_on_scheduler(_runs, keys=sorted(keys), since=since)
+    return runs_with_keys(client, [*_keys(collection), *held, *_keys(optimised)], since=since)
 
 
-def runs_with_keys(client: Any, keys: list[Any]) -> list[dict[str, Any]]:
-    """Every graph submission still in the scheduler's log whose tasks touched any of ``keys``, oldest first."""
-    return client.run_on_scheduler(_runs, keys=sorted({str(k) for k in keys}))
+def runs_with_keys(client: Any, keys: list[Any], since: float = 0.0) -> list[dict[str, Any]]:
+    """Every graph submission still in the scheduler's log (from ``since`` on) whose tasks touched any of ``keys``,
+    oldest first."""
+    return client.run_on_scheduler(_runs, keys=sorted({str(k) for k in keys}), since=since)
 
 
 def all_runs(client: Any, since: float = 0.0) -> list[dict[str, Any]]:

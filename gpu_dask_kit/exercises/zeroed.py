@@ -138,15 +138,12 @@ def _made_earlier_in_cell(tree: ast.Module, name: str, left_out: ast.AST | None)
     if node is None or value is None:
         return []
     rest = _read(value) - _read(left_out)
-    if not rest or any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and n.value != 0 for n in ast.walk(value) if not _inside(n, left_out)):
+    zeroed = {id(n) for n in ast.walk(left_out)} if left_out is not None else set()
+    if not rest or any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and n.value != 0 for n in ast.walk(value) if id(n) not in zeroed):
         return []
     before = tree.body[: tree.body.index(node)] if node in tree.body else []
     stored = {n.id for st in before for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return sorted(rest) if rest <= stored else []
-
-
-def _inside(node: ast.AST, part: ast.AST | None) -> bool:
-    return part is not None and any(n is node for n in ast.walk(part))
 
 
 def _other_dask(tree: ast.Module, name: str, left_out: ast.AST | None, namespace: dict[str, Any]) -> list[str]:

@@ -112,6 +112,18 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
 MODULE_ALIASES = {"pd": "pandas", "np": "numpy", "da": "dask.array", "dd": "dask.dataframe", "cp": "cupy", "plt": "matplotlib.pyplot", "dask": "dask"}
 
 
+def import_line(name: str) -> tuple[str, str] | None:
+    """(the module, the line that imports it as ``name``) for a short name modules go by; None for other names.
+
+    >>> import_line("pd"), import_line("dask"), import_line("x")
+    (('pandas', 'import pandas as pd'), ('dask', 'import dask'), None)
+    """
+    module = MODULE_ALIASES.get(name)
+    if module is None:
+        return None
+    return module, f"import {module}" if module == name else f"import {module} as {name}"
+
+
 def _not_defined(exc: BaseException, namespace: Any) -> str | None:
     """For ``NameError`` of a name this kernel lacks (a cell above skipped, or run before a restart): which cells to run.
 
@@ -128,9 +140,9 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
             f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "
             "restarted, or it was deleted since): run that cell again, then this one."
         )
-    module = MODULE_ALIASES.get(name)
-    if module is not None:  # (learner review 23: `pd` pointed at a later cell, which needs names of its own)
-        line = f"import {module}" if module == name else f"import {module} as {name}"
+    alias = import_line(name)
+    if alias is not None:  # (learner review 23: `pd` pointed at a later cell, which needs names of its own)
+        module, line = alias
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel: it is the module {module}, which no cell run so far "
             f"has imported. Add `{line}` at the top of your cell, then run it again."

@@ -130,3 +130,30 @@ class RaisedShell:
 
     def __init__(self, err):
         self._gpu_dask_kit_raised, self._gpu_dask_kit_raised_since = {2: err}, 0
+
+
+NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "..", "notebooks")
+
+
+def opened_notebook_namespace(key, client):
+    """The corpus' notebook namespace with the real notebook of ``key`` open (``__session__``, as JupyterLab sets it)."""
+    ns = notebook_namespace(key, client)
+    ns["__session__"] = next(os.path.join(NOTEBOOKS, f) for f in sorted(os.listdir(NOTEBOOKS)) if f.startswith(key[:2]) and f.endswith(".ipynb"))
+    return ns
+
+
+def judged_cell(key, client, code, scratch="", in_notebook=False):
+    """(namespace, verdict): ``scratch`` run as a cell of the learner's own, then ``code`` as the answer cell of ``key``,
+    in the corpus' notebook namespace (``in_notebook``: with the real notebook known, as in JupyterLab)."""
+    ns = opened_notebook_namespace(key, client) if in_notebook else notebook_namespace(key, client)
+    if key.startswith("08"):
+        ns["session"].n_workers = 2  # as the kit's session has it
+    as_cell(scratch, ns, f"<scratch {key} {abs(hash(scratch))}>")
+    return ns, judge(key, answer(ns, key, code))
+
+
+def assert_refused(key, client, code, said, not_said=None, scratch=""):
+    """``code``, run as the answer cell of ``key`` (see :func:`judged_cell`), is refused saying ``said`` (and not
+    ``not_said``), and the hint shows none of what reveals the answer."""
+    ns, verdict = judged_cell(key, client, code, scratch)
+    assert_rejected(key, ns, verdict, said, not_said)

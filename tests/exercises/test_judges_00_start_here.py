@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import LIMITS, RIGHT
 from ..test_exercises_corpus import _run
-from .helpers import judged, not_yet, run_without
+from .helpers import assert_refused, judged, judged_cell, not_yet, run_without
 
 
 def test_a_timed_answer_cell_that_does_not_parse_is_never_correct(client):
@@ -164,34 +164,24 @@ def test_00_1_a_float_sum_is_not_exact_like_a_float_a(total, client):
     assert not verdict.correct and "float sum is not exact" in verdict.message, verdict.message
 
 
-def _judged_cell(key, client, code):
-    from .helpers import answer, notebook_namespace
-
-    ns = answer(notebook_namespace(key, client), key, code)
-    return ns, judge(key, ns)
-
-
 def test_00_1_a_closed_form_that_also_scales_by_four_is_refused(client):
     """Learner review 23: sum(a) * (2 max(a) + a[1]) // 3 quadruples when a is doubled, as a sum of squares does; with
     every number one larger it is not the sum of their squares."""
-    _, verdict = _judged_cell("00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = a.sum() * (2 * a.max() + a[1]) // 3")
-    assert not verdict.correct and "then with every number one larger" in verdict.message, verdict.message
+    assert_refused("00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = a.sum() * (2 * a.max() + a[1]) // 3", "then with every number one larger")
 
 
 def test_00_1_a_term_emptied_to_zero_beside_the_sum_of_squares_is_called_padding(client):
     """Learner review 23: `+ a[:0].sum()` was told the value was "worked out in this notebook"."""
-    _, verdict = _judged_cell("00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + a[:0].sum()")
-    assert not verdict.correct and "the rest of the expression computes on the workers" in verdict.message, verdict.message
-    assert "worked out in this notebook" not in verdict.message, verdict.message
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + a[:0].sum()"
+    assert_refused("00-1", client, code, "the rest of the expression computes on the workers", not_said="worked out in this notebook")
 
 
 def test_00_2_the_schedulers_own_total_passes(client):
-    _, verdict = _judged_cell("00-2", client, 'cluster_memory = session.client.scheduler_info()["total_memory"]')
+    _, verdict = judged_cell("00-2", client, 'cluster_memory = session.client.scheduler_info()["total_memory"]')
     assert verdict.correct, verdict.message
 
 
 def test_00_2_the_largest_plus_the_smallest_limit_is_refused(client):
     """Learner reviews 22-23: with two workers, max + min is their sum; the re-run reports three unequal limits."""
     code = 'ws = session.client.scheduler_info(n_workers=-1)["workers"].values()\ncluster_memory = max(w["memory_limit"] for w in ws) + min(w["memory_limit"] for w in ws)'
-    _, verdict = _judged_cell("00-2", client, code)
-    assert not verdict.correct and "three workers with unequal limits, and it did not give their sum" in verdict.message, verdict.message
+    assert_refused("00-2", client, code, "three workers with unequal limits, and it did not give their sum")

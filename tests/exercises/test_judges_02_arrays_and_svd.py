@@ -10,7 +10,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import assert_rejected, judge_answer_with_ns, run_without
+from .helpers import assert_refused, judge_answer_with_ns, judged_cell, run_without
 
 
 # Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
@@ -105,15 +105,10 @@ REVIEW_24_02_1 = [
 
 @pytest.mark.parametrize(("code", "said"), REVIEW_24_02_1, ids=range(len(REVIEW_24_02_1)))
 def test_review_24_02_1_the_theorys_shortcuts_are_named(code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    ns, verdict = _judged("02-1", client, code)
-    assert_rejected("02-1", ns, verdict, said)
+    assert_refused("02-1", client, code, said)
 
 
 def test_review_24_02_1_the_two_norms_in_two_computations_pass_with_a_note(client):
-    from .test_judges_made_elsewhere import _judged
-
     code = "k = 10\napprox = u[:, :k] @ da.diag(s[:k]) @ v[:k]\nrank10_error = float(da.linalg.norm(x - approx))\nrank10_error /= float(da.linalg.norm(x))"
-    _, verdict = _judged("02-1", client, code)
+    _, verdict = judged_cell("02-1", client, code)
     assert verdict.correct and "one after the other" in verdict.message, verdict.message

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import judged, run_without
+from .helpers import judged, judged_cell, run_without
 
 
 @pytest.mark.parametrize("magic", ["%%time\n", "%time "])
@@ -154,7 +154,5 @@ def test_03_2_with_ddf_still_persisted_ddf_itself_is_not_a_persisted_copy(client
 
 @pytest.mark.parametrize("code", ["ddf_fast = ddf = ddf.persist()", "ddf = ddf.persist()\nddf_fast = ddf"])
 def test_review_25_03_2_ddf_persisted_in_place_in_the_answer_cell_passes(code, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("03-2", client, code + "\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()")
+    _, verdict = judged_cell("03-2", client, code + "\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()")
     assert verdict.correct, verdict.message

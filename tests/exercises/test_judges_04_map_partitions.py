@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import DEMEAN
 from ..test_exercises_corpus import _run, namespace
-from .helpers import assert_rejected, cells_in_shell, judged
+from .helpers import assert_refused, cells_in_shell, judged, judged_cell
 
 # Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
 EVERY_PARTITION = [
@@ -205,16 +205,11 @@ REVIEW_24_04_1 = [
 
 @pytest.mark.parametrize(("code", "said"), REVIEW_24_04_1, ids=range(len(REVIEW_24_04_1)))
 def test_review_24_04_1_an_index_thrown_away_or_another_function_mapped_is_refused(code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    ns, verdict = _judged("04-1", client, code)
-    assert_rejected("04-1", ns, verdict, said)
+    assert_refused("04-1", client, code, said)
 
 
 def test_review_24_04_1_rows_sorted_within_a_partition_keep_their_labels_and_pass(client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged(
+    _, verdict = judged_cell(
         "04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)"
     )
     assert verdict.correct, verdict.message
@@ -256,16 +251,11 @@ REVIEW_26_04 = [
 
 @pytest.mark.parametrize(("key", "code", "said"), REVIEW_25_04 + REVIEW_26_04, ids=range(len(REVIEW_25_04 + REVIEW_26_04)))
 def test_review_25_04_refusals_say_what_the_cell_did(key, code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    ns, verdict = _judged(key, client, code)
-    assert_rejected(key, ns, verdict, said)
+    assert_refused(key, client, code, said)
 
 
 def test_review_25_04_2_a_sum_of_ones_counts_and_passes(client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("04-2", client, "rows_in_partition_2 = int(ddf.partitions[2].assign(one=1).one.sum().compute())")
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = int(ddf.partitions[2].assign(one=1).one.sum().compute())")
     assert verdict.correct, verdict.message
 
 
@@ -295,27 +285,19 @@ REVIEW_27_04 = [
 
 @pytest.mark.parametrize(("key", "code", "said"), REVIEW_27_04, ids=range(len(REVIEW_27_04)))
 def test_review_27_04_refused(key, code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged(key, client, code)
-    assert not verdict.correct and said in verdict.message, verdict.message
+    assert_refused(key, client, code, said)
 
 
 @pytest.mark.parametrize("mapped", ["ddf.map_partitions(lambda df: demean(df))", "ddf.map_partitions(demean, meta=ddf._meta.assign(x_demeaned=0.0))"])
 def test_review_27_04_1_demean_mapped_in_other_styles_passes(mapped, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("04-1", client, DEMEAN_LAMBDA + f"demeaned = {mapped}")
+    _, verdict = judged_cell("04-1", client, DEMEAN_LAMBDA + f"demeaned = {mapped}")
     assert verdict.correct, verdict.message
 
 
 def test_review_28_04_1_another_column_demeaned_in_one_partition_is_refused(client):
-    from .test_judges_made_elsewhere import _judged
-
     code = (
         "def demean(df, partition_info=None):\n    if partition_info and partition_info['number'] == 3:\n"
         "        return df.assign(x_demeaned=df.y - df.y.mean())\n    return df.assign(x_demeaned=df.x - df.x.mean())\n"
         "demeaned = ddf.map_partitions(demean)"
     )
-    _, verdict = _judged("04-1", client, code)
-    assert not verdict.correct and "in partition 3, x_demeaned is not x minus the mean of x" in verdict.message, verdict.message
+    assert_refused("04-1", client, code, "in partition 3, x_demeaned is not x minus the mean of x")

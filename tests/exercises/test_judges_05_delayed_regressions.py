@@ -10,7 +10,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import FITS
 from ..test_exercises_corpus import _run
-from .helpers import assert_rejected, cells_in_shell, judge_answer_with_ns, run_without
+from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell, run_without
 
 
 def test_05_2_the_list_as_one_argument_is_rejected(client):
@@ -138,23 +138,15 @@ best_single_feature = pick_best(dask.compute(*single_fits))"""
 def test_05_1_a_loop_that_keeps_the_largest_coefficient_is_refused(code, client):
     """Learner reviews 21-24: every feature had the same spread, so ranking by |coef| ranked by R² too; the re-run on
     other data gives the best feature values 10 times larger (its coefficient the smallest)."""
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("05-1", client, code)
-    assert not verdict.correct and "a coefficient's size" in verdict.message, verdict.message
+    assert_refused("05-1", client, code, "a coefficient's size")
 
 
 def test_05_1_the_same_loop_keeping_the_largest_r2_passes(client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("05-1", client, COEF_LOOP.replace("abs(coef[0])", "r2"))
+    _, verdict = judged_cell("05-1", client, COEF_LOOP.replace("abs(coef[0])", "r2"))
     assert verdict.correct, verdict.message
 
 
 def test_05_2_a_call_added_to_lazy_fits_after_the_compute_is_refused(client):
     """Learner reviews 22-24: x0_results of 11 fits, lazy_fits of 12 after an append."""
-    from .test_judges_made_elsewhere import _judged
-
     code = 'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\nlazy_fits.append(fit_ols(data_future, ("x0", "x1")))'
-    _, verdict = _judged("05-2", client, code)
-    assert not verdict.correct and "delayed calls and x0_results" in verdict.message, verdict.message
+    assert_refused("05-2", client, code, "delayed calls and x0_results")

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import LIMITS
 from ..test_exercises_corpus import _run, namespace
-from .helpers import LIMITS_06, SUMS, assert_rejected, judge_answer_with_ns, notebook_namespace, run_without
+from .helpers import LIMITS_06, SUMS, assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
 
 
 def test_right_answers_of_06_1_from_a_lazy_x_pass(client):
@@ -194,9 +194,7 @@ LIMITS_READ = "limits = [w['memory_limit'] for w in session.client.scheduler_inf
     ],
 )
 def test_review_24_06_2_limits_floor_divided_into_mib_pass(code, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("06-2", client, code)
+    _, verdict = judged_cell("06-2", client, code)
     assert verdict.correct, verdict.message
 
 
@@ -204,11 +202,9 @@ PERSIST = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\n"
 
 
 def test_review_24_06_1_without_to_host_passes_on_cpu_and_is_told_why_a_gpu_needs_it(client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("06-1", client, PERSIST + "col_sums_local = col_sums_persisted.compute()")
+    _, verdict = judged_cell("06-1", client, PERSIST + "col_sums_local = col_sums_persisted.compute()")
     assert verdict.correct and "On a GPU, .compute() gives a CuPy array" in verdict.message, verdict.message
-    _, verdict = _judged("06-1", client, PERSIST + "col_sums_local = to_host(col_sums_persisted.compute())")
+    _, verdict = judged_cell("06-1", client, PERSIST + "col_sums_local = to_host(col_sums_persisted.compute())")
     assert verdict.correct and "CuPy" not in verdict.message, verdict.message
 
 
@@ -223,22 +219,13 @@ def test_review_24_06_1_without_to_host_passes_on_cpu_and_is_told_why_a_gpu_need
     ],
 )
 def test_review_24_06_1_refusals_say_what_the_cell_did(code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("06-1", client, code)
-    assert not verdict.correct and said in verdict.message, verdict.message
+    assert_refused("06-1", client, code, said)
 
 
 @pytest.mark.parametrize("change", [".astype(int)", ".round(2)"])
 def test_review_25_06_1_sums_changed_after_they_came_back_are_refused(change, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("06-1", client, PERSIST + f"col_sums_local = to_host(col_sums_persisted.compute()){change}")
-    assert not verdict.correct and "changed after they came back" in verdict.message, verdict.message
+    assert_refused("06-1", client, PERSIST + f"col_sums_local = to_host(col_sums_persisted.compute()){change}", "changed after they came back")
 
 
 def test_review_25_06_2_a_fraction_with_a_percent_sign_rounded_is_told_so(client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("06-2", client, LIMITS_READ + 'fraction = f"{x.nbytes / sum(limits):.2f}%"')
-    assert not verdict.correct and "the fraction written with a '%' sign" in verdict.message, verdict.message
+    assert_refused("06-2", client, LIMITS_READ + 'fraction = f"{x.nbytes / sum(limits):.2f}%"', "the fraction written with a '%' sign")

@@ -10,8 +10,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
-from .helpers import assert_rejected, judge_answer_with_ns, notebook_namespace, run_without
-from .test_judges_made_elsewhere import _judged
+from .helpers import assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
 
 
 # Review 5, items 9-12 (notebook 07).
@@ -247,12 +246,14 @@ PERSISTED_THEN_BROUGHT_HERE = [
 def test_07_1_counts_persisted_in_one_statement_and_brought_here_in_the_next_pass(code, client):
     """Learner review 23: the check runs the cell again, and its persist finds the counts the notebook still holds (the
     same graph, the same keys): the run that made them is the cell's first run, which read the Parquet and counted."""
-    _, verdict = _judged("07-1", client, code)
+    _, verdict = judged_cell("07-1", client, code)
     assert verdict.correct, verdict.message
 
 
 def test_07_1_counts_persisted_by_another_cell_are_still_data_read_earlier(client):
-    ns, verdict = _judged("07-1", client, "rows_per_name = counts.compute()", scratch='counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()')
+    ns, verdict = judged_cell(
+        "07-1", client, "rows_per_name = counts.compute()", scratch='counts = dd.read_parquet(PROCESSED).groupby("name").size().persist()'
+    )
     assert_rejected("07-1", ns, verdict, "did not read the processed Parquet")
 
 
@@ -281,8 +282,7 @@ REVIEW_25_07_1 = [
 
 @pytest.mark.parametrize(("code", "said"), REVIEW_25_07_1, ids=range(len(REVIEW_25_07_1)))
 def test_review_25_07_1_refusals_say_what_the_cell_did(code, said, client):
-    ns, verdict = _judged("07-1", client, code)
-    assert_rejected("07-1", ns, verdict, said)
+    assert_refused("07-1", client, code, said)
 
 
 def test_review_25_07_1_pandas_never_imported_is_told_to_import_it():
@@ -300,5 +300,4 @@ def test_review_25_07_1_pandas_never_imported_is_told_to_import_it():
     ],
 )
 def test_review_26_07_1_counts_as_floats_are_refused(code, client):
-    ns, verdict = _judged("07-1", client, code)
-    assert_rejected("07-1", ns, verdict, "a count of rows is a whole number")
+    assert_refused("07-1", client, code, "a count of rows is a whole number")

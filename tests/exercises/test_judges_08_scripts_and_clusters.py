@@ -9,7 +9,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run, namespace
-from .helpers import RaisedShell, assert_rejected, judge_answer_with_ns, notebook_namespace
+from .helpers import RaisedShell, assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace
 
 
 def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
@@ -167,14 +167,12 @@ def test_08_1_a_pool_size_in_percent_passes_and_is_told_what_dask_cuda_wants(cli
 
 
 def test_review_25_08_1_flags_set_in_sys_argv_and_parsed_pass(client):
-    from .test_judges_made_elsewhere import _judged
-
     flags = '"--n-workers=4", "--memory-limit=8GiB", "--rmm-pool-size=0.5", "--scheduler-file=/shared/scheduler.json"'
     code = (
         f"import sys\nsaved = sys.argv\nsys.argv = ['train.py', {flags}]\n"
         "try:\n    args = parser.parse_args()\nfinally:\n    sys.argv = saved\nscript_options = options_from_args(args)"
     )
-    _, verdict = _judged("08-1", client, code)
+    _, verdict = judged_cell("08-1", client, code)
     assert verdict.correct, verdict.message
 
 
@@ -190,10 +188,7 @@ SLOT_MAP = "slot_futures = session.client.map(where_am_i, range(4), resources={'
     ],
 )
 def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("08-2", client, code)
-    assert not verdict.correct and said in verdict.message, verdict.message
+    assert_refused("08-2", client, code, said)
 
 
 def test_review_27_08_2_a_failed_resource_request_says_the_futures_are_reused(client):

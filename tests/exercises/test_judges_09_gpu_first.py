@@ -9,7 +9,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
-from .helpers import assert_rejected, judge_answer_with_ns
+from .helpers import assert_refused, assert_rejected, judge_answer_with_ns
 
 
 def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
@@ -58,7 +58,4 @@ SQUARES_MAPPED = "squares = session.client.map(square, range(10), pure=False)\n"
     ],
 )
 def test_review_24_09_1_hints_name_what_the_cell_did(code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged("09-1", client, code)
-    assert not verdict.correct and said in verdict.message, verdict.message
+    assert_refused("09-1", client, code, said)

@@ -23,11 +23,12 @@ from .helpers import (
     LIMITS_06,
     SUMS,
     RaisedShell,
-    assert_rejected,
+    assert_refused,
     cells_in_shell,
     judge_answer,
     judge_answer_with_ns,
     judged,
+    judged_cell,
     judged_with_ns,
     not_yet,
     notebook_namespace,
@@ -618,10 +619,7 @@ REVIEW_25_WORDING = [
 
 @pytest.mark.parametrize(("key", "code", "said"), REVIEW_25_WORDING, ids=[k for k, _, _ in REVIEW_25_WORDING])
 def test_review_25_refusals_name_the_real_fault(key, code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    ns, verdict = _judged(key, client, code)
-    assert_rejected(key, ns, verdict, said)
+    assert_refused(key, client, code, said)
 
 
 REVIEW_26_REFUSED = [
@@ -645,15 +643,10 @@ REVIEW_26_REFUSED = [
 
 @pytest.mark.parametrize(("key", "code", "said"), REVIEW_26_REFUSED, ids=[k for k, _, _ in REVIEW_26_REFUSED])
 def test_review_26_refused(key, code, said, client):
-    from .test_judges_made_elsewhere import _judged
-
-    _, verdict = _judged(key, client, code)
-    assert not verdict.correct and said in verdict.message, verdict.message
+    assert_refused(key, client, code, said)
 
 
 def test_review_26_01_1_one_thread_per_worker_the_default_passes(client):
-    from .test_judges_made_elsewhere import _judged
-
     code = 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=":0", threads_per_worker=1)'
-    _, verdict = _judged("01-1", client, code)
+    _, verdict = judged_cell("01-1", client, code)
     assert verdict.correct, verdict.message

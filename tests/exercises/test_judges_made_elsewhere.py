@@ -16,6 +16,8 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from .helpers import answer, as_cell, assert_rejected, notebook_namespace
+from .helpers import judged_cell as _judged
+from .helpers import opened_notebook_namespace as _in_notebook
 
 LIMITS = "session.client.scheduler_info(n_workers=-1)['workers'].values()"
 ERROR = "(da.linalg.norm(x - (u[:, :10] * s[:10]) @ v[:10, :]) / da.linalg.norm(x))"
@@ -79,26 +81,6 @@ CASES = [
     ("08-2", SLOT + "slot_workers = list(map(lambda a, b: b, session.client.gather(slot_futures), typed))"),
     ("08-2", SLOT + "slot_workers = dict(zip('ab', [session.client.gather(slot_futures), typed]))['b']"),
 ]
-
-
-NOTEBOOKS = os.path.join(os.path.dirname(__file__), "..", "..", "notebooks")
-
-
-def _in_notebook(key, client):
-    """The corpus' notebook namespace with the real notebook of ``key`` open (``__session__``, as JupyterLab sets it)."""
-    ns = notebook_namespace(key, client)
-    ns["__session__"] = next(os.path.join(NOTEBOOKS, f) for f in sorted(os.listdir(NOTEBOOKS)) if f.startswith(key[:2]) and f.endswith(".ipynb"))
-    return ns
-
-
-def _judged(key, client, code, scratch="", in_notebook=False):
-    """(namespace, verdict): ``scratch`` run as a cell of the learner's own, then ``code`` as the answer cell of ``key``,
-    in the corpus' notebook namespace (``in_notebook``: with the real notebook known, as in JupyterLab)."""
-    ns = _in_notebook(key, client) if in_notebook else notebook_namespace(key, client)
-    if key.startswith("08"):
-        ns["session"].n_workers = 2  # as the kit's session has it
-    as_cell(scratch, ns, f"<scratch {key} {abs(hash(scratch))}>")
-    return ns, judge(key, answer(ns, key, code))
 
 
 @pytest.mark.parametrize(("key", "code"), CASES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CASES)])

@@ -72,24 +72,32 @@ class ResourceCheck(SchedulerPlugin):
         reason = refusal(dict(ts.resource_restrictions), workers_resources(self.scheduler.workers))
         if reason is None:
             return
-        wanted = _wanted(ts)
-        by_client: dict[str, list[Any]] = {}
-        for task in wanted:
-            for cs in task.who_wants or ():
-                by_client.setdefault(cs.client_key, []).append(task.key)
-        for client, keys in by_client.items():
-            self.scheduler.stimulus_cancel(keys, client, force=True, reason="no worker has the resources it asks for", msg="gpu-dask-kit: " + reason + ".")
+        for task in _wanted(ts):  # those furthest down first, one key per call
+            if self.scheduler.tasks.get(task.key) is not task or not task.who_wants:
+                continue  # forgotten with a dependent cancelled before it, or no longer held
+            client = next(iter(task.who_wants)).client_key  # force=True: released for every client holding it
+            self.scheduler.stimulus_cancel(
+                [task.key], client, force=True, reason="no worker has the resources it asks for", msg="gpu-dask-kit: " + reason + "."
+            )
 
 
 def _wanted(ts: Any) -> list[Any]:
-    """``ts`` and the tasks depending on it that a client holds (what the client waits for)."""
-    seen, todo, wanted = set(), [ts], []
-    while todo:
-        task = todo.pop()
-        if task.key in seen:
-            continue
-        seen.add(task.key)
-        if task.who_wants:
-            wanted.append(task)
-        todo.extend(task.dependents or ())
-    return wanted
+    """``ts`` and the tasks depending on it that a client holds, every task after all the tasks that depend on it.
+
+    ``Scheduler.stimulus_cancel(..., force=True)`` also cancels a key's dependents, and asserts that each has a client
+    holding it (distributed 2026.7.1): a held task below an unheld one (``c`` in ``a -> b -> c`` with ``b`` dropped by
+    the notebook) failed that assertion and left the whole chain waiting. Cancelled in this order, a task's dependents
+    are gone (the unheld ones forgotten with them) before it is cancelled.
+    """
+    seen, order = {ts.key}, []
+    stack = [(ts, iter(list(ts.dependents or ())))]
+    while stack:
+        task, rest = stack[-1]
+        below = next((d for d in rest if d.key not in seen), None)
+        if below is None:
+            stack.pop()
+            order.append(task)
+        else:
+            seen.add(below.key)
+            stack.append((below, iter(list(below.dependents or ()))))
+    return [task for task in order if task.who_wants]

@@ -87,6 +87,25 @@ def test_a_task_asking_for_a_resource_no_worker_has_is_refused_within_seconds(no
         assert session.client.submit(sum, [2, 2], pure=False).result() == 4  # the cluster is fine
 
 
+def test_a_refused_task_with_a_held_result_below_an_unheld_one_is_refused_with_it(no_leaks):
+    """a (asks for a GPU) -> b (dropped by the notebook) -> c (held): cancelling a and c in one forced call reached b,
+    which no client holds, and distributed's stimulus_cancel asserted; a and c then waited forever."""
+    from operator import add
+
+    from distributed.client import FutureCancelledError
+
+    with kit.start_cluster(**SMALL, verbose=False) as session:
+        a = session.client.submit(add, 1, 1, resources={"GPU": 1}, key="refused-a")
+        b = session.client.submit(add, a, 1, key="refused-b")
+        c = session.client.submit(add, b, 1, key="refused-c")
+        del b
+        for held in (c, a):
+            with pytest.raises(FutureCancelledError, match=r"resources=\{'GPU': 1\}, but none of the 1 worker\(s\)"):
+                held.result(timeout=60)
+        assert session.client.submit(sum, [2, 3], pure=False).result() == 5
+        assert session.client.status == "running"
+
+
 def test_connect_mode_names_what_it_ignores_and_disconnects(no_leaks, capsys):
     from distributed import LocalCluster
 

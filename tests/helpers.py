@@ -73,3 +73,22 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:  # exited between the look-up and the read (seen: /proc/PID/stat gone)
         return False
+
+
+def cancel_last_made_first(client, *held, limit=10.0):
+    """Cancel the futures of ``held`` (collections or futures, in the order they were made), the last made first, each
+    waited for: what a restart does to a notebook's data.
+
+    distributed 2026.7.1's ``Scheduler.stimulus_cancel`` asserts that every dependent of a cancelled key is held by a
+    client. ``client.cancel([x, u, s, v])`` after an SVD reaches the SVD's own tasks below u, s, v (held by no one):
+    the assertion drops the client's connection and cancels every future it holds, the next test's included
+    ("scheduler-connection-lost"). With u, s, v gone first, x has no dependents left when it is cancelled."""
+    from distributed import Future, futures_of
+
+    for item in reversed(held):
+        futures = [item] if isinstance(item, Future) else futures_of(item)
+        client.cancel(futures)
+        deadline = time.monotonic() + limit
+        while any(f.status != "cancelled" for f in futures) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert all(f.status == "cancelled" for f in futures), [f.status for f in futures]

@@ -15,7 +15,7 @@ import pytest
 
 from gpu_dask_kit import exercises
 from gpu_dask_kit.exercises import EXERCISES, SOLVE_ENV, judge
-from tests.test_exercises_corpus import corpus_client, namespace  # noqa: F401  (the `client` fixture, used here)
+from tests.test_exercises_corpus import client_kept_its_connection, corpus_client, namespace  # noqa: F401  (the `client` fixture, used here)
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))

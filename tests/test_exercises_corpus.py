@@ -42,7 +42,26 @@ def corpus_client():
     # this is the client the kit's sessions get.
     with SpecCluster(workers=spec, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}}) as cluster, scheduler_view.new_client(cluster) as c:
         c.wait_for_workers(2)
+        FIRST_STREAM[c.id] = c.scheduler_comm
         yield c
+        FIRST_STREAM.pop(c.id)
+
+
+#: The batched stream each shared client opened first: distributed opens a new one when the connection is lost.
+FIRST_STREAM: dict[str, object] = {}
+
+
+@pytest.fixture(autouse=True)
+def client_kept_its_connection(request):
+    """After a test that used the shared ``client``: a task sent on the client's stream comes back, and the client still
+    talks to the scheduler on the stream it opened first. A cancel that breaks distributed's ``stimulus_cancel`` assertion drops the connection
+    and cancels every held future, and the test that fails is the next one on that client: this names the one that did it."""
+    yield
+    if "client" not in request.fixturenames:
+        return
+    client = request.getfixturevalue("client")
+    assert client.submit(int, 1, pure=False).result(timeout=30) == 1  # after whatever the test sent on the stream
+    assert client.scheduler_comm is FIRST_STREAM[client.id], "the shared client lost its connection to the scheduler during this test (it reconnected)"
 
 
 class Session:

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_dask_kit.exercises import judge
 from tests.test_exercises_cases import APPROX, DEMEAN, FITS, FLAGS, LIMITS, SLOT
-from tests.test_exercises_corpus import _run, corpus_client  # noqa: F401  (the `client` fixture, used here)
+from tests.test_exercises_corpus import _run, client_kept_its_connection, corpus_client  # noqa: F401  (the `client` fixture, used here)
 
 DIAGNOSES = [
     ("00-1", "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().persist()", "total is persisted", "not built from a"),

@@ -8,7 +8,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from gpu_dask_kit.notebook import outcomes
 
-from ..test_exercises_corpus import corpus_client  # noqa: F401  (the `client` fixture, for every module here)
+from ..test_exercises_corpus import client_kept_its_connection, corpus_client  # noqa: F401  (the `client` fixture and its check, for every module here)
 
 
 @pytest.fixture(name="shell")

@@ -8,6 +8,7 @@ import pytest
 
 from gpu_dask_kit.exercises import judge
 
+from ..helpers import cancel_last_made_first
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
 from .helpers import assert_refused, judge_answer_with_ns, judged_cell, run_without
@@ -37,7 +38,7 @@ def test_02_1_after_a_restart_names_the_data_that_is_gone_and_its_cells(client):
     ns = _run(right, "02-1", client)
     make_x, make_svd = "x = da.random.default_rng(12).random((400, 30), chunks=(100, 30)).persist()", "u, s, v = dask.persist(*da.linalg.svd(x))"
     ns["In"] = ["", make_x, make_svd, right, 'exercises.check("02-1", globals())']
-    client.cancel([ns["x"], ns["u"], ns["s"], ns["v"]])
+    cancel_last_made_first(client, ns["x"], ns["u"], ns["s"], ns["v"])
     verdict = judge("02-1", ns)
     assert verdict.answered and not verdict.correct, verdict.message
     assert "the cell that makes `x` (In [1]), then the cell that makes `s`, `u`, `v` (In [2])" in verdict.message, verdict.message
@@ -61,7 +62,7 @@ def test_02_1_after_a_restart_names_only_what_the_answer_cell_reads(client):
     wait(ns["uc"])
     exec(compile(code, "<answer 02-1>", "exec"), ns)
     ns["In"] = ["", "x = make().persist()", "u, s, v = dask.persist(*svd(x))", "uc = (u * 2).persist()", code, 'exercises.check("02-1", globals())']
-    client.cancel([f for name in ("x", "u", "s", "v", "uc", "approx") for f in futures_of(ns[name])])
+    cancel_last_made_first(client, *(ns[name] for name in ("x", "u", "s", "v", "uc", "approx") if futures_of(ns[name])))
     verdict = judge("02-1", ns)
     assert not verdict.correct and "`u`" in verdict.message, verdict.message
     assert "`uc`" not in verdict.message and "`approx`" not in verdict.message, verdict.message

@@ -9,6 +9,7 @@ import pytest
 
 from gpu_dask_kit.exercises import judge
 
+from ..helpers import cancel_last_made_first
 from ..test_exercises_cases import DEMEAN
 from ..test_exercises_corpus import _run, namespace
 from .helpers import assert_refused, cells_in_shell, judged, judged_cell
@@ -27,20 +28,10 @@ def test_04_2_counting_every_partition_is_rejected(code, client):
     assert verdict.answered and not verdict.correct, verdict.message
 
 
-def _wait_until_cancelled(futures, limit=10.0):
-    """Until the scheduler has told the client that ``futures`` are cancelled (``client.cancel`` sends the request on
-    the client's stream and returns at once)."""
-    import time
-
-    deadline = time.monotonic() + limit
-    while any(f.status != "cancelled" for f in futures) and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
 def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
     """Review 6, item 7 (04): after a restart the check listed every stale name of the notebook (sorted_ddf, scaled, ...),
     when the answer cell needs only ddf."""
-    from distributed import futures_of, wait
+    from distributed import wait
 
     code = DEMEAN + "demeaned = ddf.map_partitions(demean)"
     ns = namespace("04-1", client)
@@ -48,12 +39,7 @@ def test_a_check_names_only_the_gone_data_the_answer_cell_reads(client):
     wait(ns["scaled"])
     exec(compile(code, "<answer 04-1>", "exec"), ns)
     ns["In"] = ["", "ddf = make().persist()", "scaled = (ddf.x * 2).persist()", code, 'exercises.check("04-1", globals())']
-    # ddf's keys only: the scheduler cancels scaled's with them (its dependents). Naming both in one call can hit
-    # distributed's `assert ts.who_wants` in stimulus_cancel (a dependent released by the recursion, then named again),
-    # which drops the client's connection and cancels the next test's futures ("scheduler-connection-lost").
-    held = futures_of(ns["ddf"])
-    client.cancel(held)
-    _wait_until_cancelled(held)  # the cancel goes on the client's stream: handled after these futures' release, it asserts
+    cancel_last_made_first(client, ns["ddf"], ns["scaled"])
     verdict = judge("04-1", ns)
     assert not verdict.correct and "`ddf` (In [1])" in verdict.message and "scaled" not in verdict.message, verdict.message
 

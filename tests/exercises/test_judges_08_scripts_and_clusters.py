@@ -8,6 +8,7 @@ import pytest
 
 from gpu_dask_kit.exercises import judge
 
+from ..helpers import cancel_last_made_first
 from ..test_exercises_corpus import _run, namespace
 from .helpers import RaisedShell, assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace
 
@@ -134,7 +135,7 @@ def test_annotate_is_kept_for_delayed_calls_and_where_a_collection_is_sent(clien
     for sent_inside in (inside, frame):
         assert all(r["resources"] == {"GPU_SLOT": 1} for r in resource_restrictions(futures_of(sent_inside)))
     assert any("Annotations will be ignored" in str(w.message) for w in warned), [str(w.message) for w in warned]
-    client.cancel([*futures, held, inside, frame])
+    cancel_last_made_first(client, *futures, held, inside, frame)
 
 
 def test_08_1_a_value_written_in_beside_the_parsed_options_is_rejected(client):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .judging import describe, is_lazy
@@ -14,8 +15,9 @@ __all__ = ["size_answer"]
 def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     """The answer in bytes when it means ``expected``; a :class:`Hint` in steps otherwise (never the value).
 
-    ``look`` says where the right number comes from. The tolerance is 0.5%: a size rounded to 3 significant digits passes
-    (off by at most half a unit of the third digit), one a digit off does not (learner review 14: 9.52 GiB for 9.6 GiB).
+    ``look`` says where the right number comes from. A size rounded to 3 significant digits in the unit the size is
+    read in passes (off by at most half a unit of the third digit, see :func:`rounding_allowed`), one a digit off does
+    not (9.52 GiB for 9.6 GiB; 361 MiB for 360 MiB; 0.35 GiB, two digits, for 360 MiB).
     """
     if is_lazy(value):
         raise Hint(f"{name} is still lazy (a Dask object): a size is a plain number or string. {look}")
@@ -30,7 +32,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     if given is None:
         what = f"{value!r} is a string Dask does not read as a size" if isinstance(value, str) else f"{describe(value)} is neither"
         raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {what}. {look}")
-    if close(given, expected, rel=0.005):
+    if abs(given - expected) <= rounding_allowed(expected) * (1 + 1e-9):
         return given
     mixup = unit_mixup(given, expected)
     if mixup and not isinstance(value, str):
@@ -45,4 +47,21 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     if given < 1024 <= expected:
         raise Hint(f"{name} is read as a few bytes: a bare number is a count of bytes. Give a size string with its unit, or the bytes. {look}")
     direction = "larger" if given > expected else "smaller"
+    if close(given, expected, rel=0.01):
+        raise Hint(
+            f"{name} is a little {direction} than it should be (by less than 1%): a step off, or rounded to fewer than three "
+            f"significant digits. Work it out exactly (Python can do the arithmetic), or keep three digits in MiB or GiB. {look}"
+        )
     raise Hint(f"{name} is {direction} than it should be. {look}")
+
+
+def rounding_allowed(expected: int) -> float:
+    """Bytes a size may be off by: half a unit of the third significant digit of ``expected`` written in the largest
+    binary unit it fills (KiB, MiB, GiB, TiB).
+
+    >>> rounding_allowed(360 * 2**20) / 2**20, rounding_allowed(int(9.6 * 2**30)) / 2**30, rounding_allowed(100)
+    (0.5, 0.005, 0.5)
+    """
+    unit = max([1] + [2**power for power in (10, 20, 30, 40) if expected >= 2**power])
+    value = expected / unit
+    return 0.5 * 10 ** (math.floor(math.log10(value)) - 2) * unit if value > 0 else 0.0

@@ -88,6 +88,26 @@ def test_02_2_a_size_worked_out_by_hand_is_accepted_with_a_note(code, noted, cli
     assert ("Worked out by hand" in verdict.message) is noted, verdict.message
 
 
+@pytest.mark.parametrize("typed", ["'361MiB'", "'359MiB'", "'0.35 GiB'", "3.8e8"])
+def test_02_2_a_size_a_digit_off_or_rounded_to_two_digits_is_refused(typed, client):
+    """Learner reviews 25-26: "361MiB", "359MiB" and "0.35 GiB" passed as the 360 MiB threshold (a 0.5% tolerance)."""
+    import dask
+
+    if dask.config.get("distributed.worker.memory.target") != 0.6:
+        pytest.skip("the answers are written for distributed's default target (0.6)")
+    assert_refused("02-2", client, f"spill_threshold = {typed}", "by less than 1%")
+
+
+@pytest.mark.parametrize("typed", ["'0.352 GiB'", "'360.4MiB'", "377000000"])
+def test_02_2_a_size_rounded_to_three_digits_passes(typed, client):
+    import dask
+
+    if dask.config.get("distributed.worker.memory.target") != 0.6:
+        pytest.skip("the answers are written for distributed's default target (0.6)")
+    _, verdict = judge_answer_with_ns("02-2", f"spill_threshold = {typed}", client)
+    assert verdict.correct, verdict.message
+
+
 REVIEW_24_02_1 = [
     # an approximation built with the module's functions (da.diag, da.dot) but unused: the numerator from s
     ("approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nrank10_error = float(da.linalg.norm(s[10:]) / da.linalg.norm(x))", "rank10_error does not use it"),

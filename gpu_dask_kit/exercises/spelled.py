@@ -92,6 +92,14 @@ def _counts_workers(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
+def _averages(node: ast.AST) -> bool:
+    """True for a mean taken in the code (``statistics.mean(limits)``, ``np.mean(...)``, ``series.mean()``): a mean
+    times the number of workers is the sum of every worker's own limit, equal or not."""
+    func = node.func if isinstance(node, ast.Call) else None
+    named = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return named in ("mean", "fmean")
+
+
 def require_each_limit(cell: str | None, name: str, limits: list[int], helpers: Sequence[tuple[str, ast.AST]] = ()) -> None:
     """A :class:`Hint` when the statements making ``name`` (or ``helpers``, the code of the learner's own functions the
     cell calls: learner review 19's ``def cm(client): return len(...) * limit``) multiply one limit by the number of
@@ -100,7 +108,11 @@ def require_each_limit(cell: str | None, name: str, limits: list[int], helpers: 
     body: list[ast.AST] = [tree.body[i] for i in _depends(tree.body, name)] if tree is not None else []
     body += [code for _, code in helpers]
     for node in (n for s in body for n in ast.walk(s)):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and (_counts_workers(node.left) or _counts_workers(node.right)):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        if _averages(node.left) or _averages(node.right):
+            continue  # the mean of the limits times their number: their sum
+        if _counts_workers(node.left) or _counts_workers(node.right):
             same = "all have the same limit now" if len(set(limits)) == 1 else "do not all have the same limit"
             raise Hint(
                 f"{name} multiplies ONE worker's limit by the number of workers: that holds only while every worker has "

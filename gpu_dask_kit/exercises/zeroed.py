@@ -167,6 +167,28 @@ def _rest_reads_the_cluster(tree: ast.Module, name: str, term: str, namespace: d
     return False
 
 
+def _rest_computes(tree: ast.Module, name: str, left_out: ast.AST, namespace: dict[str, Any]) -> bool:
+    """True when the sum that makes ``name`` has a term besides the one holding ``left_out`` that reads the cluster
+    (``(a ** 2).sum() + 0 * a.sum() + 1 - 1``: the value comes from the workers, the zeroed part is padding)."""
+    value = getattr(_assigned(tree, name), "value", None)
+    terms = [t for _, t in (_terms(value) if isinstance(value, ast.expr) else [])]
+    holding = [t for t in terms if any(n is left_out for n in ast.walk(t))]
+    return len(holding) == 1 and any(_on_workers(t, namespace) for t in terms if t is not holding[0])
+
+
+def _on_workers(term: ast.AST, namespace: dict[str, Any]) -> bool:
+    """True when ``term`` is a Dask expression (it reads a Dask collection and computes nothing itself) or ends in its
+    computation (``(...).compute()``, ``float(f.result())``); False when something runs here after a compute
+    (``ddf.compute().groupby(...)``: pandas in the notebook)."""
+    while isinstance(term, ast.Call) and isinstance(term.func, ast.Name) and term.func.id in ("float", "int") and term.args:
+        term = term.args[0]
+    if isinstance(term, ast.Call) and isinstance(term.func, ast.Attribute) and term.func.attr in ("compute", "result"):
+        return True
+    if any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result", "gather") for n in ast.walk(term)):
+        return False
+    return any(is_lazy(namespace.get(n.id)) for n in ast.walk(term) if isinstance(n, ast.Name))
+
+
 def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> str | None:
     """A term of the sum that makes ``name`` which reads the cluster (a Dask collection, or ``.compute()``) and is 0
     here, evaluated: ``(a**2).sum() // N**3 + formula``, ``... % 1``, ``... * a[0]``; None otherwise. Terms are
@@ -236,6 +258,12 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
             f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "
             f"the rest of the expression, which computes from {source}. Where to look: make {name} from one Dask "
             f"expression on the data the question names, and remove the part that contributes nothing."
+        )
+    if tree is not None and namespace is not None and left_out is not None and _rest_computes(tree, name, left_out, namespace):
+        raise Hint(
+            f"your answer cell {why}: that part adds nothing to {name}, and the rest of the expression computes on the "
+            f"workers. Remove the part that contributes nothing (and any terms that cancel out), so that one Dask "
+            f"expression alone makes {name}."
         )
     raise Hint(
         f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "

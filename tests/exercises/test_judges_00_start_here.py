@@ -181,6 +181,30 @@ def test_00_2_the_schedulers_own_total_passes(client):
     assert verdict.correct, verdict.message
 
 
+def test_00_1_a_zeroed_part_beside_the_workers_computation_is_named_as_padding(client):
+    """Learner reviews 25-26: `+ 0 * a.sum() + 1 - 1` was told the value is "worked out in this notebook" (it comes
+    from the workers' part)."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + 0 * a.sum() + 1 - 1"
+    assert_refused("00-1", client, code, "the rest of the expression computes on the workers", not_said="worked out in this notebook")
+
+
+@pytest.mark.parametrize(
+    "mean",
+    ["import statistics\ncluster_memory = statistics.mean(limits) * len(limits)", "import numpy as np\ncluster_memory = len(limits) * np.mean(limits)"],
+)
+def test_00_2_the_mean_limit_times_the_number_of_workers_passes(mean, client):
+    """Learner reviews 25-26: the mean of the limits times their number (their sum, equal limits or not) was refused as
+    "multiplies ONE worker's limit by the number of workers"."""
+    code = 'limits = [w["memory_limit"] for w in session.client.scheduler_info(n_workers=-1)["workers"].values()]\n' + mean
+    _, verdict = judged_cell("00-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_00_2_one_limit_times_the_number_of_workers_is_still_refused(client):
+    code = 'ws = list(session.client.scheduler_info(n_workers=-1)["workers"].values())\ncluster_memory = ws[0]["memory_limit"] * len(ws)'
+    assert_refused("00-2", client, code, "multiplies ONE worker's limit")
+
+
 def test_00_2_the_largest_plus_the_smallest_limit_is_refused(client):
     """Learner reviews 22-23: with two workers, max + min is their sum; the re-run reports three unequal limits."""
     code = 'ws = session.client.scheduler_info(n_workers=-1)["workers"].values()\ncluster_memory = max(w["memory_limit"] for w in ws) + min(w["memory_limit"] for w in ws)'

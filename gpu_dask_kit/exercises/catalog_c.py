@@ -354,7 +354,8 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "speed_up is a ratio of the medians as the table shows them, rounded to 2 decimal places, so it is off in the "
             "later digits. Use the unrounded median times."
         )
-    if cell is not None and not uses_medians(cell) and not reads_speed_ups(cell, ns, given, expected):
+    runs = {len(t) for t in ns.get("all_times", {}).values()} if isinstance(ns.get("all_times"), dict) else set()
+    if cell is not None and not uses_medians(cell, runs.pop() if len(runs) == 1 else None) and not reads_speed_ups(cell, ns, given, expected):
         raise Hint(
             "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
             "run, and the lesson compares the median of the runs. Use the median times in medians."

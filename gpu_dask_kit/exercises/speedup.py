@@ -119,8 +119,42 @@ def reads_speed_ups(cell: str, ns: dict[str, Any], given: float, expected: float
     return False
 
 
-def uses_medians(cell: str) -> bool:
-    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median())."""
+def uses_medians(cell: str, runs: int | None = None) -> bool:
+    """True when the answer cell reads ``medians`` or takes a median itself (np.median, statistics.median, .median(),
+    or the middle of ``runs`` sorted times: ``sorted(all_times[1])[1]`` for 3 runs).
+
+    >>> uses_medians("a = sorted(t[1])[1] / sorted(t[4])[1]", runs=3), uses_medians("a = sorted(t[1])[0] / sorted(t[4])[0]", runs=3)
+    (True, False)
+    """
     tree = ast.parse(cell)
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return any("median" in name for name in names)
+    return any("median" in name for name in names) or (runs is not None and runs % 2 == 1 and _middle_of_sorted(tree, runs // 2))
+
+
+def _middle_of_sorted(tree: ast.AST, middle: int) -> bool:
+    """True when ``tree`` takes item ``middle`` (a number written out, or ``len(...) // 2``) of ``sorted(...)`` or of a
+    name bound to one (``t1 = sorted(all_times[1])``)."""
+
+    def is_sorted(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "sorted"
+
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            pairs: list[tuple[ast.expr, ast.expr]] = [(t, node.value) for t in node.targets]
+            for target in node.targets:
+                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                    pairs += list(zip(target.elts, node.value.elts, strict=False))
+            bound |= {t.id for t, v in pairs if isinstance(t, ast.Name) and is_sorted(v)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and (is_sorted(node.value) or (isinstance(node.value, ast.Name) and node.value.id in bound))):
+            continue
+        index = node.slice
+        if isinstance(index, ast.Constant) and index.value == middle:
+            return True
+        if not (isinstance(index, ast.BinOp) and isinstance(index.op, ast.FloorDiv)):
+            continue
+        halved = isinstance(index.right, ast.Constant) and index.right.value == 2
+        if halved and isinstance(index.left, ast.Call) and getattr(index.left.func, "id", None) == "len":
+            return True
+    return False

@@ -42,6 +42,34 @@ def test_07_2_the_last_run_is_rejected_even_when_it_equals_the_median(client):
     assert not verdict.correct and "median" in verdict.message, verdict.message
 
 
+def _judged_07_2_with_runs(client, code):
+    ns = _run("", "07-2", client)
+    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}  # medians: 3.13 and 1.93, as the corpus' medians
+    ns["N_MAX"] = 2
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    return ns, judge("07-2", ns)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "speed_up = sorted(all_times[1])[1] / sorted(all_times[max(all_times)])[1]",
+        "t1, tn = sorted(all_times[1]), sorted(all_times[N_MAX])\nspeed_up = t1[len(t1) // 2] / tn[len(tn) // 2]",
+    ],
+)
+def test_07_2_the_middle_of_the_sorted_runs_is_a_median(code, client):
+    """Learner review 26: the median of 3 runs taken by hand (the middle of the sorted times) was told "speed_up is not
+    made from median times"."""
+    _, verdict = _judged_07_2_with_runs(client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_07_2_the_fastest_of_the_sorted_runs_is_not_a_median(client):
+    ns, verdict = _judged_07_2_with_runs(client, "speed_up = sorted(all_times[1])[0] / sorted(all_times[N_MAX])[0]")
+    assert_rejected("07-2", ns, verdict, "not made from median times")
+
+
 @pytest.mark.parametrize("code", ["speed_up = round(medians[1]/medians[N_MAX], 2)", 'speed_up = float(f"{medians[1]/medians[N_MAX]:.3f}")'])
 def test_07_2_a_computed_ratio_rounded_to_shown_digits_passes(code, client):
     """Review 5 item 11: rejected as "typed or rounded" while 06-2 accepts computed values rounded to >= 2 digits."""

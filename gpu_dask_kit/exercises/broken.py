@@ -88,6 +88,11 @@ def broken_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
 #: What a known error of an answer cell means (said before the rest of the message).
 _WHY = {
     "Missing dependency": f"{LOCAL_SCHEDULER}: ",
+    "is read-only": (  # (learner reviews 26-28: `x = df.x.to_numpy(); x -= x.mean()` inside the mapped function)
+        "your function changes, in place, an array that belongs to the partition it was given: pandas hands out "
+        "its column data read-only (to_numpy() and .values return a view of it), and Dask's partitions are not yours "
+        "to change. Make a new array from it instead of writing into it (or copy it first). So "
+    ),
     "Metadata inference failed": (
         "Dask ran your function on a small made-up partition (with the frame's columns and dtypes) to learn what it "
         "returns, and it failed there: a function mapped over partitions may use only the partition it is given (a "

@@ -19,11 +19,20 @@ SINCE = "_gpu_dask_kit_raised_since"  # shell attribute: the first execution num
 SAID = "_gpu_dask_kit_said"  # shell attribute the hints set: (id of an error, the kit's sentence shown for it)
 
 
-def _describe(err: BaseException) -> str:
-    """``ErrorName: first line``, a long line cut at a word with "...", never mid-word.
+def _describe(err: BaseException, cause: bool = True) -> str:
+    """``ErrorName: first line``, a long line cut at a word with "...", never mid-word; with the error it was raised
+    from (``raise ... from e``: Dask's "Metadata inference failed" names the function's own error only below).
 
     >>> _describe(ValueError("a fraction must be at most 1 " * 20))[-7:]
     '1 a ...'
+    >>> try:
+    ...     try:
+    ...         raise ValueError("output array is read-only")
+    ...     except ValueError as e:
+    ...         raise ValueError("Metadata inference failed in `demean`.\\n\\nOriginal error is below:") from e
+    ... except ValueError as err:
+    ...     _describe(err)
+    'ValueError: Metadata inference failed in `demean` (from ValueError: output array is read-only)'
     """
     try:
         text = (str(err).strip().splitlines() or [""])[0]
@@ -31,7 +40,10 @@ def _describe(err: BaseException) -> str:
         text = ""
     if len(text) > 300:
         text = text[:300].rsplit(" ", 1)[0] + " ..."
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+    said = f"{type(err).__name__}: {text}" if text else type(err).__name__
+    if cause and err.__cause__ is not None:
+        return f"{said.rstrip('.')} (from {_describe(err.__cause__, cause=False)})"
+    return said
 
 
 def track(shell: Any) -> None:

@@ -110,6 +110,16 @@ def test_04_1_a_client_call_inside_demean_that_dask_cannot_name_is_explained(she
     assert "cannot be copied to a worker" in verdict.message and "outside it" in verdict.message, verdict.message
 
 
+def test_04_1_an_array_of_the_partition_changed_in_place_is_named(shell, client):
+    """Learner reviews 26-28: `x -= x.mean()` on `df.x.to_numpy()` (read-only in pandas 3) failed Dask's metadata
+    inference, and the check blamed "a read of the whole Dask frame" (the function reads none)."""
+    code = "def demean(df):\n    x = df.x.to_numpy()\n    x -= x.mean()\n    return df.assign(x_demeaned=x)\n\ndemeaned = ddf.map_partitions(demean)"
+    ns = cells_in_shell(shell, "04-1", client, "import dask", code)
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "changes, in place, an array that belongs to the partition" in verdict.message, verdict.message
+    assert "whole Dask frame" not in verdict.message, verdict.message
+
+
 def test_04_2_a_slice_of_the_whole_frame_is_told_it_read_every_partition(client):
     """Learner review 10: a guessed slice of the gathered frame that happened to be partition 4's length got "that is the
     row count of partition 4", not what went wrong (every row came to the notebook, and the slice was a guess)."""

@@ -89,6 +89,8 @@ def typed_numbers(node: ast.AST, parent: ast.AST | None = None) -> list[tuple[fl
     only (``2 * 2**30``, ``80e6``, ``0.5``), sizes written as a string (``'2GiB'``, also given to ``parse_bytes``), and
     the product of the literal factors of a product (``len(workers) * 2 * 1024**3``: ``2 * 1024**3`` is one size).
     """
+    if isinstance(node, ast.FormattedValue):  # f"{share:.3g}%": a format spec (".3g") is no size (learner review 29)
+        return typed_numbers(node.value, node)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         unit = any(c.isalpha() for c in node.value)  # "2GiB" is a size; "0.0186" or "4294967296" a number in a string
         try:

@@ -67,6 +67,16 @@ def test_06_2_a_typed_size_limit_or_worker_count_is_not_accepted(code, said, cli
     assert said in verdict.message, verdict.message
 
 
+@pytest.mark.parametrize(
+    "code",
+    [WORKERS + 'fraction = f"{100 * x.nbytes / sum(limits):.3g}%"', WORKERS + 'pct = x.nbytes / sum(limits) * 100\nfraction = f"{pct:.3g}%"'],
+)
+def test_06_2_a_percentage_formatted_with_3g_passes(code, client):
+    """Learner review 29: the format spec `.3g` was read as a size typed in ("3g": 3 GB)."""
+    verdict = judge("06-2", run_without(code, "06-2", client))
+    assert verdict.correct, verdict.message
+
+
 BYTES_HELD = (  # notebook 06's helper (cell 4), as the learner has it
     "import time\nfrom dask.core import flatten\nfrom distributed import wait\n\n"
     "def _bytes_in_memory(keys, dask_scheduler=None):\n"

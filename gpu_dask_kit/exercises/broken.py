@@ -102,7 +102,7 @@ _WHY = {
         "no worker offers what the tasks ask for (resources=...; the workers' offers are in "
         "session.client.scheduler_info()['workers'][...]['resources']). If you corrected resources= and ran the cell "
         "again, the new call handed back the failed futures of the old one: map and submit name a task after its "
-        "function and arguments, not its resources, so add pure=False (or run `del slot_futures` first). So "
+        "function and arguments, not its resources, so add pure=False (a new key for each task). So "
     ),
     "cannot be deterministically hashed": (
         "Dask names each task after what it runs, and it could not make a name from a function in that cell: the "
@@ -133,7 +133,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _local_scheduler(err, source) or _refused(err, source)
         return (
             f"{why}"
-            f"your answer cell (In [{number}]) raised {err.rstrip('.')} when it last ran, so the check cannot tell what it makes: "
+            f"your answer cell (In [{number}]) failed when it last ran ({err.rstrip('.')}), so the check cannot tell what it makes: "
             f"{' and '.join(hit)} may still hold what an earlier run left (or what the lines before the error made). Make "
             "that cell run to its end without an error, run it, then this check."
         )

@@ -11,7 +11,7 @@ from typing import Any
 
 import dask
 from dask.utils import funcname, key_split
-from distributed import Future
+from distributed import Future, futures_of
 
 from .. import scheduler_view
 from ..notebook.cellreads import names_read
@@ -207,7 +207,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
     if repeats is not None:
         raise Hint(
-            f"slot_workers {'does not keep the results in order' if 'reorders' in repeats else 'repeats one result'} "
+            f"slot_workers {'does not keep the results in order' if 'order' in repeats else 'repeats one result'} "
             f"({repeats}): each task's own answer is not kept, so a "
             "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
         )
@@ -332,6 +332,12 @@ def _repeats_one(cell: str | None) -> str | None:
                 return "a list multiplied by a number"
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.step is not None:  # (review 27: [::-1])
             return f"{ast.unparse(n)} reorders or skips the results, so the i-th entry is not the i-th task's"
+        func = n.func if isinstance(n, ast.Call) else None
+        if (isinstance(func, ast.Name) and func.id in ("sorted", "reversed")) or (isinstance(func, ast.Attribute) and func.attr in ("sort", "reverse")):
+            return f"{ast.unparse(func)}(...) reorders the results, so the i-th entry is not the i-th task's"  # (review 29)
+        sliced = lambda x: isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)  # noqa: E731
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and sliced(n.left) and sliced(n.right):
+            return f"{ast.unparse(n)} puts the results in another order, so the i-th entry is not the i-th task's"
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}
@@ -361,6 +367,12 @@ def _only_the_total_brought_here(tree: ast.Module) -> bool:
 
 def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = ans["total_future"]
+    if is_lazy(total) and futures_of(total):  # (learner review 29: dask.delayed(sum)(...).persist() was told "nothing submitted")
+        raise Hint(
+            "total_future is a persisted Dask object (a Delayed or a collection whose task runs on the cluster), not a "
+            "Future: the question is about the client's futures API. Submit the squares and their sum with the client "
+            "(client.submit / client.map), which return futures."
+        )
     if is_lazy(total):
         raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
     if isinstance(total, (list, tuple)) and total and all(hasattr(f, "key") for f in total):
@@ -403,6 +415,11 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if inputs and len(computed) != len(inputs):  # keys of the learner's own naming (key=[...]): the function says
         ran = task_functions(total.client, list(inputs))
         computed = [k for k, f in zip(inputs, ran, strict=True) if str(k).startswith(square) or f == square[:-1]]
+    if not inputs and str(total.key).startswith(square):  # (learner review 29: total_future = sq[-1])
+        raise Hint(
+            "total_future is the future of one square (a task of square), not of a task that adds them up: start one "
+            "more task, on the cluster, that takes the squares' futures and sums them."
+        )
     if not inputs:
         raise Hint(
             "that task takes no futures as input: its inputs are plain values sent from this notebook (squares that came "

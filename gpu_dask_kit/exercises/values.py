@@ -83,7 +83,7 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
     Only the same digits count: 9.6 GB for 9.6 GiB is a mix-up, 10 GB for 9.6 GiB is not.
 
     >>> unit_mixup(8_000_000_000, 8 * 2**30)
-    "Dask reads 'GB' as powers of 1000 bytes (decimal), while the size you started from is in binary units (GiB): they differ by about 7%."
+    "Dask reads 'GB' (and 'G') as powers of 1000 bytes (decimal), while the size you started from is in binary units (GiB): they differ by about 7%."
     >>> unit_mixup(4096 * 10**6, 4 * 2**30)[-19:]
     'differ by about 5%.'
 
@@ -98,7 +98,7 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
             gap = round(100 * (1 - 1000**p / 1024**p))  # MB vs MiB: 5 %; GB vs GiB: 7 %
             unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
             return (
-                f"Dask reads '{unit}' as powers of 1000 bytes (decimal), while the size you started from is in binary "
+                f"Dask reads '{unit}' (and '{unit[0].upper()}') as powers of 1000 bytes (decimal), while the size you started from is in binary "
                 f"units ({unit[0]}iB): they differ by about {gap}%."
             )
     return None

@@ -186,6 +186,11 @@ SLOT_MAP = "slot_futures = session.client.map(where_am_i, range(4), resources={'
         (SLOT_MAP + "slot_workers = [slot_futures[0].result() for f in slot_futures]", "does not read the loop's future"),
         (SLOT_MAP + "slot_workers = session.client.gather(slot_futures)[:1] * 4", "a list multiplied by a number"),
         (SLOT_MAP + "slot_workers = session.client.gather(slot_futures)[::-1]", "reorders or skips the results"),
+        # learner review 29: sorted (cells 19, 22, 23 print sorted(set(...))), reversed, a rotation
+        (SLOT_MAP + "slot_workers = sorted(session.client.gather(slot_futures))", "sorted(...) reorders the results"),
+        (SLOT_MAP + "slot_workers = list(reversed(session.client.gather(slot_futures)))", "reversed(...) reorders the results"),
+        (SLOT_MAP + "slot_workers = session.client.gather(slot_futures)\nslot_workers.sort()", "slot_workers.sort(...) reorders the results"),
+        (SLOT_MAP + "slot_workers = session.client.gather(slot_futures[1:] + slot_futures[:1])", "puts the results in another order"),
     ],
 )
 def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):

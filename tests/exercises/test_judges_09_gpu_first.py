@@ -59,3 +59,18 @@ SQUARES_MAPPED = "squares = session.client.map(square, range(10), pure=False)\n"
 )
 def test_review_24_09_1_hints_name_what_the_cell_did(code, said, client):
     assert_refused("09-1", client, code, said)
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "not_said"),
+    [
+        (
+            "import dask\ntotal_future = dask.delayed(sum)([dask.delayed(square)(i) for i in range(10)]).persist()",
+            "a persisted Dask object",
+            "nothing was submitted",
+        ),
+        ("sq = session.client.map(square, range(10))\ntotal_future = sq[-1]", "the future of one square", "takes no futures as input"),
+    ],
+)
+def test_review_29_09_1_what_total_future_is_is_named(code, said, not_said, client):
+    assert_refused("09-1", client, code, said, not_said=not_said)

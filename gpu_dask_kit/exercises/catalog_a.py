@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from dask.core import flatten
+from dask.delayed import Delayed
 from dask.utils import key_split
 from distributed import futures_of
 
@@ -61,6 +62,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "total is not built from a's chunks as they are (its task graph does not hold a's own chunks): it is built "
             "from something else, or a was handed whole to another call (a delayed function, say) that merged its "
             "chunks away. Build total with Dask array operations on a itself."
+        )
+    if isinstance(total, Delayed):  # (learner review 29: the check itself failed on a Delayed's attributes)
+        raise Hint(
+            "total is a Delayed (made with dask.delayed), not a Dask array: the exercise builds total with Dask array "
+            "operations on a (a delayed function handed a whole receives it as ONE array, its chunks merged, in one "
+            "task). Build total from a with dask.array operations, so that each chunk gets its own tasks."
         )
     fresh(ns, ("a", "total"))  # (after: comparing a graph not built from a with its re-run can take long, and says less)
     if any(key_split(k).startswith("rechunk") for k in graph) and chunks_merged(total, a):
@@ -576,6 +583,14 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the square of the relative error: a norm is the square ROOT of the sum of squares.")
     if close(number, 1 - expected, rel=1e-6, abs_=1e-6):
         raise Hint("that is 1 minus the error: the question asks for norm(x - approx) / norm(x) itself.")
+    kept, whole = float(np.sqrt((s[:10] ** 2).sum())), float(np.sqrt((s**2).sum()))  # norm(approx), norm(x): by theory
+    if close(number, expected * whole / kept, rel=1e-6, abs_=1e-9):  # (learner review 29)
+        raise Hint("that divides norm(x - approx) by the norm of approx: a relative error is relative to x, the matrix approximated. Divide by norm(x).")
+    if close(number, 1 - kept / whole, rel=1e-6, abs_=1e-9):
+        raise Hint(
+            "that is 1 minus norm(approx) / norm(x): a difference of two norms, not the norm of the difference. "
+            "Compute norm(x - approx), then divide it by norm(x)."
+        )
     digits = next((d for d in range(1, 8) if number == round(expected, d)), None)
     rounds = rounding_in(answer_cell(ns, "rank10_error")) is not None
     if digits is None and not rounds and close(number, expected, rel=1e-3):  # (review 21: half the rows, told "rounded")

@@ -112,6 +112,8 @@ def require_each_limit(cell: str | None, name: str, limits: list[int], helpers: 
             continue
         if _averages(node.left) or _averages(node.right):
             continue  # the mean of the limits times their number: their sum
+        if any(isinstance(side, ast.Constant) and side.value == 0 for side in (node.left, node.right)):
+            continue  # `0 * len(ws)`: a part multiplied by 0 (padding, named as that by another check)
         if _counts_workers(node.left) or _counts_workers(node.right):
             same = "all have the same limit now" if len(set(limits)) == 1 else "do not all have the same limit"
             raise Hint(

@@ -188,6 +188,18 @@ def test_00_1_a_zeroed_part_beside_the_workers_computation_is_named_as_padding(c
     assert_refused("00-1", client, code, "the rest of the expression computes on the workers", not_said="worked out in this notebook")
 
 
+def test_00_1_a_delayed_total_is_named_as_one(client):
+    """Learner review 29: a Delayed total made the check itself fail ("could not be checked (TypeError: Truth of
+    Delayed objects is not supported)")."""
+    code = "import dask\na = da.arange(N, chunks=N // 10)\ntotal = dask.delayed(lambda v: (v ** 2).sum())(a)"
+    assert_refused("00-1", client, code, "Delayed", not_said="could not be checked")
+
+
+def test_00_2_a_zeroed_term_added_to_the_sum_is_not_called_one_limit_times_the_workers(client):
+    code = 'ws = session.client.scheduler_info(n_workers=-1)["workers"]\ncluster_memory = sum(w["memory_limit"] for w in ws.values())\ncluster_memory += 0 * len(ws)'
+    assert_refused("00-2", client, code, "by 0", not_said="ONE worker's limit")
+
+
 @pytest.mark.parametrize(
     "mean",
     ["import statistics\ncluster_memory = statistics.mean(limits) * len(limits)", "import numpy as np\ncluster_memory = len(limits) * np.mean(limits)"],

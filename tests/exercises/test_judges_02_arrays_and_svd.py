@@ -108,6 +108,19 @@ def test_02_2_a_size_rounded_to_three_digits_passes(typed, client):
     assert verdict.correct, verdict.message
 
 
+@pytest.mark.parametrize(
+    ("formula", "said"),
+    [
+        ("float(da.linalg.norm(x - approx) / da.linalg.norm(approx))", "by the norm of approx"),
+        ("1 - float(da.linalg.norm(approx) / da.linalg.norm(x))", "a difference of two norms"),
+    ],
+)
+def test_02_1_the_wrong_norms_are_named_not_the_slices(formula, said, client):
+    """Learner reviews 26-29: both were told "check the slices of u, s and v" (the slices were right)."""
+    code = f"approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = {formula}"
+    assert_refused("02-1", client, code, said, not_said="check the slices")
+
+
 REVIEW_24_02_1 = [
     # an approximation built with the module's functions (da.diag, da.dot) but unused: the numerator from s
     ("approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nrank10_error = float(da.linalg.norm(s[10:]) / da.linalg.norm(x))", "rank10_error does not use it"),

@@ -18,10 +18,10 @@ from .grouping import grouped_on_cluster, per_name
 from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, _assigned, _parse, answer_cell
+from .replay import Replay, _assigned, _parse, answer_cell, nodes_making
 from .stale import remade_after
 from .values import as_number
-from .zeroed import require_contributes
+from .zeroed import require_contributes, require_no_chooser
 
 # --- 03 · dataframes and groupby ---------------------------------------------------------------------
 
@@ -318,10 +318,17 @@ def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
     funcs = [getattr(n, "func", None) for n in nodes if type(n).__name__ == "MapPartitions"]
     calls = lambda f: f is demean or "demean" in getattr(getattr(f, "__code__", None), "co_names", ())  # noqa: E731
     if not funcs:
+        if "FromPandas" in seen and "FromGraph" not in seen:  # (learner review 29: told "a loop over ddf.partitions")
+            how = "from a pandas frame in this notebook (from_pandas): ddf's rows came here and were sent back"
+        elif {"Partitions", "Concat"} & seen:
+            how = "partition by partition (a loop over ddf.partitions, concat, means computed one at a time)"
+        elif {"Mean", "Sum", "Count"} & seen:  # (learner review 29: ddf.x - ddf.x.mean())
+            how = "subtracting ONE mean of the whole frame (a reduction over every partition), not each partition's own"
+        else:
+            how = "without map_partitions"
         raise Hint(
-            "demeaned is not made by mapping demean over ddf: your answer cell builds it partition by partition (a loop "
-            "over ddf.partitions, concat, means computed one at a time). The exercise is map_partitions: hand demean to "
-            "ddf.map_partitions, and Dask runs it on every partition."
+            f"demeaned is not made by mapping demean over ddf: your answer cell builds it {how}. The exercise is "
+            "map_partitions: hand demean to ddf.map_partitions, and Dask runs it on every partition."
         )
     if not any(calls(f) for f in funcs):
         raise Hint("demeaned maps another function than your demean over ddf: map demean itself (ddf.map_partitions(demean)).")
@@ -393,6 +400,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
         raise Hint(f"demeaned is {describe(demeaned)}: the question wants the Dask DataFrame you get from mapping demean over ddf, not computed.")
+    require_contributes(answer_cell(ns, "demeaned"), "demeaned", ns)  # (learner review 29: `+ 0 * demeaned.y` after mapping)
     _mapped_with_demean(demeaned, demean)
     if not _built_from(ns, ddf, demeaned):
         again = remade_after(ns, "ddf", "demeaned")
@@ -484,6 +492,16 @@ def _other_frame_selected(cell: str, ns: dict[str, Any]) -> str | None:
     return None
 
 
+def _rounds_to_tens(cell: str | None, name: str) -> bool:
+    """True when the statements making ``name`` call ``round(..., -k)`` (rounding to tens, hundreds, ...)."""
+    tree = _parse(cell) if cell is not None else None
+    for node in nodes_making(tree, name) if tree is not None else ():
+        digits = node.args[1] if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "round" and len(node.args) == 2 else None
+        if isinstance(digits, ast.UnaryOp) and isinstance(digits.op, ast.USub):
+            return True
+    return False
+
+
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     ddf, value = ns["ddf"], ans["rows_in_partition_2"]
     require_computed(value, "rows_in_partition_2")
@@ -496,7 +514,14 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if isinstance(value, float) or str(getattr(value, "dtype", "int")).startswith("float"):  # (learner review 27: len(...) * 1.0)
         raise Hint("rows_in_partition_2 is a float: a number of rows is a whole number, an int. Keep the int the count gives.")
     found = from_cell(ns, ("rows_in_partition_2",), values=("rows_in_partition_2",))
-    require_contributes(found.cell if found is not None else answer_cell(ns, "rows_in_partition_2"), "rows_in_partition_2", ns)
+    cell = found.cell if found is not None else answer_cell(ns, "rows_in_partition_2")
+    require_contributes(cell, "rows_in_partition_2", ns)
+    require_no_chooser(cell, "rows_in_partition_2")  # (learner review 29: max(len(...), a number written out))
+    if _rounds_to_tens(cell, "rows_in_partition_2"):  # (learner review 29: round(len(...), -2) changed nothing here)
+        raise Hint(
+            "your answer cell rounds the count (round with negative digits, to tens or hundreds): a number of rows is "
+            "exact, and rounded it holds only while the count happens to be round. Keep the count as it is."
+        )
     expected = len(ddf.partitions[2])
     if int(number) == expected and _size_divided(answer_cell(ns, "rows_in_partition_2")):
         raise Hint(

@@ -23,7 +23,7 @@ from .replay import Replay, _parse, answer_cell, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
-from .zeroed import require_contributes
+from .zeroed import require_contributes, require_no_chooser
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
 
@@ -261,6 +261,12 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"rows_per_name should be a Series with one count per name code; {describe(got)} is not.")
+    distinct = _distinct_call(answer_cell(ns, "rows_per_name"))
+    if distinct is not None:  # (learner review 29: same numbers here only because no x repeats and no row is doubled)
+        raise Hint(
+            f"your answer cell calls {distinct}, which counts distinct values (or drops repeated rows): a count of rows "
+            "per name counts every row, repeated values and rows included. Count the rows themselves."
+        )
     got = host(got)
     floats = getattr(got, "dtype", None) is not None and got.dtype.kind == "f"
     shares = floats and len(got) > 0 and bool((got.abs() <= 1).all())  # (value_counts(normalize=True): judged below)
@@ -308,11 +314,46 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return f"one count per code, {len(codes)} codes, every row counted once."
 
 
+def _distinct_call(cell: str | None) -> str | None:
+    """``nunique(...)`` / ``drop_duplicates(...)`` / ``unique(...)`` when the answer cell calls one, else None."""
+    tree = _parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        counts = any(k.arg == "return_counts" for k in node.keywords) if isinstance(node, ast.Call) else False  # np.unique(..., return_counts=True)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("nunique", "drop_duplicates", "unique") and not counts:
+            return f"{node.func.attr}(...)"
+    return None
+
+
 def _partition_rows(path: str) -> set[int]:
     """The row count of each partition of the processed Parquet (what a count of ONE partition adds up to)."""
     import dask.dataframe as dd
 
     return {int(n) for n in dd.read_parquet(path).map_partitions(len).compute()}
+
+
+def _require_medians_of_the_runs(medians: Any, all_times: Any, cell: str | None) -> None:
+    """A :class:`Hint` when ``medians`` is no longer the median of each size's runs in ``all_times`` (as the timing cell
+    made it): a cell wrote into it (learner review 29: ``medians[N_MAX] = medians[1]`` after the ratio; every later
+    answer then read the changed times)."""
+    import statistics
+
+    if not (isinstance(all_times, dict) and all_times and isinstance(medians, dict)):
+        return
+    runs = {n: statistics.median(t) for n, t in all_times.items() if isinstance(t, (list, tuple)) and t}
+    if all(n in medians and close(medians[n], m, rel=1e-12) for n, m in runs.items()):
+        return
+    tree = _parse(cell) if cell is not None else None
+    writes = tree is not None and any(
+        isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == "medians"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign))
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    )
+    who = "your answer cell writes into it (medians[...] = ...)" if writes else "a cell changed it after the timing cell made it"
+    raise Hint(
+        f"medians no longer holds the median time of each cluster size's runs (all_times): {who}. Run the timing cell "
+        "again to make medians, then compute speed_up from it without changing it."
+    )
 
 
 def _typed_decimal_limit(given: float, expected: float) -> bool:
@@ -322,8 +363,9 @@ def _typed_decimal_limit(given: float, expected: float) -> bool:
 
 
 def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
-    fresh(ns, ("speed_up",))
     medians = ns["medians"]
+    _require_medians_of_the_runs(medians, ns.get("all_times"), answer_cell(ns, "speed_up"))  # before the re-run (it writes too)
+    fresh(ns, ("speed_up",))
     n = max(medians)
     expected = medians[min(medians)] / medians[n]
     value = ans["speed_up"]
@@ -334,6 +376,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "speed_up")
     if cell is not None and typed_in(cell, "speed_up"):
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
+    require_no_chooser(cell, "speed_up")  # (learner review 29: max(ratio, 1), min(ratio, 2): a typed bound)
     slower = {k: v * (2.0 if k == min(medians) else 1.0) for k, v in medians.items()}  # medians alone: the table made
     if cell is not None and not reads_other_data(cell, ns, "medians") and unchanged_when(ns, "speed_up", {"medians": slower}):
         raise Hint(

@@ -116,7 +116,8 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
     if not fitting:
         raise Hint(f"your answer cell, run again, sent no fits to the cluster: {name} was computed some other way (in this notebook?).")
     if len(fitting) > 1:
-        blocking = "client.compute(" not in found.cell  # .compute(), dask.compute: each call waits for its results
+        # .compute(), dask.compute, or client.compute(...).result() / gather(client.compute(...)): each waits for its results
+        blocking = "client.compute(" not in found.cell or _waits_each(found.cell)
         why = (
             "each waits for the previous one"
             if blocking
@@ -128,6 +129,24 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
             f"scheduler received {len(fitting)}: a call whose fits were already computed or on their way sends nothing "
             f"new): {why}. Hand ALL of them to Dask in a single call (see the lesson above)."
         )
+
+
+def _waits_each(cell: str) -> bool:
+    """True when the cell waits for each client.compute at once: ``client.compute(f).result()`` or
+    ``client.gather(client.compute(f))`` (learner review 29: told these "did run side by side")."""
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return False
+    computes = lambda n: isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "compute"  # noqa: E731
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "result" and computes(node.func.value):
+            return True
+        if node.func.attr == "gather" and node.args and computes(node.args[0]):
+            return True
+    return False
 
 
 def _submitted_instead(cell: str, lazy_name: str) -> bool:

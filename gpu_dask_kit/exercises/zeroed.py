@@ -259,11 +259,13 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
             f"the rest of the expression, which computes from {source}. Where to look: make {name} from one Dask "
             f"expression on the data the question names, and remove the part that contributes nothing."
         )
-    if tree is not None and namespace is not None and left_out is not None and _rest_computes(tree, name, left_out, namespace):
+    value = getattr(_assigned(tree, name), "value", None) if tree is not None else None
+    inside = isinstance(value, ast.expr) and len(_terms(value)) == 1  # the zeroed part sits inside a call, not beside a term
+    if inside or (tree is not None and namespace is not None and left_out is not None and _rest_computes(tree, name, left_out, namespace)):
+        rest = "" if inside else ", and the rest of the expression computes on the workers"
         raise Hint(
-            f"your answer cell {why}: that part adds nothing to {name}, and the rest of the expression computes on the "
-            f"workers. Remove the part that contributes nothing (and any terms that cancel out), so that one Dask "
-            f"expression alone makes {name}."
+            f"your answer cell {why}: that part adds nothing to {name}{rest}. Remove the part that contributes nothing "
+            f"(and any terms that cancel out), so that one Dask expression alone makes {name}."
         )
     raise Hint(
         f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "

@@ -297,3 +297,27 @@ def test_review_28_04_1_another_column_demeaned_in_one_partition_is_refused(clie
         "demeaned = ddf.map_partitions(demean)"
     )
     assert_refused("04-1", client, code, "in partition 3, x_demeaned is not x minus the mean of x")
+
+
+REVIEW_29_04 = [
+    # the refusal was right, the reason ("a loop over ddf.partitions, concat") was not
+    ("04-1", DEMEAN_LAMBDA + "demeaned = ddf.assign(x_demeaned=ddf.x - ddf.x.mean())", "ONE mean of the whole frame"),
+    (
+        "04-1",
+        "import dask.dataframe as dd\n" + DEMEAN_LAMBDA + "pdf = ddf.compute()\ndemeaned = dd.from_pandas(demean(pdf), npartitions=8)",
+        "ddf's rows came here and were sent back",
+    ),
+    # contrived accepts
+    (
+        "04-1",
+        DEMEAN_LAMBDA + "demeaned = ddf.map_partitions(demean)\ndemeaned = demeaned.assign(x_demeaned=demeaned.x_demeaned + 0 * demeaned.y)",
+        "multiplies part of the expression by 0",
+    ),
+    ("04-2", "rows_in_partition_2 = max(len(ddf.partitions[2]), 1)", "picks rows_in_partition_2 among values"),
+    ("04-2", "rows_in_partition_2 = round(len(ddf.partitions[2]), -1)", "rounds the count"),
+]
+
+
+@pytest.mark.parametrize(("key", "code", "said"), REVIEW_29_04, ids=range(len(REVIEW_29_04)))
+def test_review_29_04_refused_for_what_the_cell_did(key, code, said, client):
+    assert_refused(key, client, code, said)

@@ -150,3 +150,8 @@ def test_05_2_a_call_added_to_lazy_fits_after_the_compute_is_refused(client):
     """Learner reviews 22-24: x0_results of 11 fits, lazy_fits of 12 after an append."""
     code = 'lazy_fits = [fit_ols(data_future, ("x0", f)) for f in features if f != "x0"]\nx0_results = dask.compute(*lazy_fits)\nlazy_fits.append(fit_ols(data_future, ("x0", "x1")))'
     assert_refused("05-2", client, code, "delayed calls and x0_results")
+
+
+def test_review_29_05_2_computes_waited_for_one_by_one_are_not_said_to_run_side_by_side(client):
+    code = FITS + "x0_results = tuple(session.client.compute(lazy).result() for lazy in lazy_fits)"
+    assert_refused("05-2", client, code, "each waits for the previous one", not_said="side by side")

@@ -65,6 +65,17 @@ def test_07_2_the_middle_of_the_sorted_runs_is_a_median(code, client):
     assert verdict.correct, verdict.message
 
 
+def test_07_2_medians_written_into_is_named_and_later_answers_are_not_correct(client):
+    """Learner review 29: `medians[N_MAX] = medians[1]` after the ratio was told it "reads something that moves", and the
+    next right answer, reading the changed medians (speed-up 1.0), was Correct."""
+    ns, verdict = _judged_07_2_with_runs(client, "speed_up = medians[1] / medians[N_MAX]\nmedians[N_MAX] = medians[1]")
+    assert_rejected("07-2", ns, verdict, "your answer cell writes into it")
+    right = "speed_up = medians[1] / medians[N_MAX]"
+    exec(right, ns)
+    ns["In"] = [*ns["In"], right, 'exercises.check("07-2", globals())']
+    assert_rejected("07-2", ns, judge("07-2", ns), "a cell changed it after the timing cell made it")
+
+
 def test_07_2_the_fastest_of_the_sorted_runs_is_not_a_median(client):
     ns, verdict = _judged_07_2_with_runs(client, "speed_up = sorted(all_times[1])[0] / sorted(all_times[N_MAX])[0]")
     assert_rejected("07-2", ns, verdict, "not made from median times")
@@ -123,7 +134,9 @@ WRONG_07_2 = [
 @pytest.mark.parametrize(("code", "said"), WRONG_07_2)
 def test_07_2_a_cluster_size_that_matches_only_here_is_rejected(code, said, client):
     ns = notebook_namespace("07-2", client)
-    ns.update(CPU_CLUSTER={"n_workers": 2, "threads_per_worker": 1, "memory_limit": "2GiB"}, all_times={1: [3.1, 3.2], 2: [1.9, 2.0]})
+    ns.update(
+        CPU_CLUSTER={"n_workers": 2, "threads_per_worker": 1, "memory_limit": "2GiB"}, all_times={1: [3.1, 3.13472, 3.2], 2: [1.9, 1.92618, 2.0]}
+    )  # medians: as notebook_namespace's
     ns, verdict = judge_answer_with_ns("07-2", code, client, ns)
     assert_rejected("07-2", ns, verdict, said)
 
@@ -329,3 +342,21 @@ def test_review_25_07_1_pandas_never_imported_is_told_to_import_it():
 )
 def test_review_26_07_1_counts_as_floats_are_refused(code, client):
     assert_refused("07-1", client, code, "a count of rows is a whole number")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').x.nunique().compute()", "nunique(...)"),
+        ("rows_per_name = dd.read_parquet(PROCESSED).drop_duplicates().groupby('name').size().compute()", "drop_duplicates(...)"),
+    ],
+)
+def test_review_29_07_1_distinct_counts_are_refused(code, said, client):
+    """Learner review 29: the same numbers here only because no x repeats and no row is doubled."""
+    assert_refused("07-1", client, "import dask.dataframe as dd\n" + code, said)
+
+
+@pytest.mark.parametrize("code", ["speed_up = max(medians[1] / medians[N_MAX], 1)", "speed_up = min(medians[1] / medians[N_MAX], 2)"])
+def test_review_29_07_2_a_ratio_clamped_to_a_typed_bound_is_refused(code, client):
+    ns, verdict = _judged_07_2_with_runs(client, code)
+    assert_rejected("07-2", ns, verdict, "picks speed_up among values")

@@ -21,6 +21,28 @@ COUNTING = ("size", "count", "value_counts", "value-counts", "valuecounts", "shu
 OTHER_REDUCTIONS = ("mean", "var", "std", "sum")  # a mean also counts (count-tree): its own prefixes tell it apart
 
 
+def _counted_in_the_notebook(cell: str) -> None:
+    """A :class:`Hint` when the answer cell counts in this notebook's process: ``head(..., npartitions=...)`` (pandas
+    from there on) or ``compute(scheduler=...)`` (a local scheduler). Learner review 29: these were told "combined here
+    by hand" and "did not read the processed Parquet with dask.dataframe"."""
+    tree = _parse(cell)
+    for node in ast.walk(tree) if tree is not None else ():
+        chosen = next((k.value for k in getattr(node, "keywords", []) if k.arg == "scheduler"), None) if isinstance(node, ast.Call) else None
+        method = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        if method == "head" and any(k.arg == "npartitions" for k in node.keywords):  # (learner review 29)
+            raise Hint(
+                "your answer cell calls head(..., npartitions=...), which brings those rows into this notebook as a pandas "
+                "frame: everything after it (the count) runs here, on one core, not on the workers. Count with the Dask "
+                "frame itself and bring back only the counts."
+            )
+        if chosen is not None:
+            raise Hint(
+                f"your answer cell computes with scheduler={ast.unparse(chosen)}: a local scheduler, which reads and counts "
+                "in this notebook's own process, not on the cluster's workers. Leave scheduler= out: with the session's "
+                "client, compute() runs on the cluster."
+            )
+
+
 def counted_on_cluster(ns: dict[str, Any]) -> None:
     """A :class:`Hint` unless the answer cell's computation read the Parquet AND counted there, in one go.
 
@@ -28,6 +50,7 @@ def counted_on_cluster(ns: dict[str, Any]) -> None:
     found = from_cell(ns, ("rows_per_name",), values=("rows_per_name",))
     if found is not None:
         require_contributes(found.cell, "rows_per_name", ns)  # a pandas count + 0 * the Dask count
+        _counted_in_the_notebook(found.cell)
         _pandas_read(found.cell)
         _sent_back(found.cell)
         _read_back(found.cell, list(found.reads["rows_per_name"].values()), ns)

@@ -360,3 +360,14 @@ def test_review_29_07_1_distinct_counts_are_refused(code, said, client):
 def test_review_29_07_2_a_ratio_clamped_to_a_typed_bound_is_refused(code, client):
     ns, verdict = _judged_07_2_with_runs(client, code)
     assert_rejected("07-2", ns, verdict, "picks speed_up among values")
+
+
+def test_review_29_07_1_a_local_scheduler_is_named(client):
+    """Learner review 29: `.compute(scheduler="sync")` was told it "did not read the processed Parquet with dask.dataframe"."""
+    code = "import dask.dataframe as dd\nrows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute(scheduler='sync')"
+    assert_refused("07-1", client, code, "scheduler='sync'", not_said="did not read the processed Parquet")
+
+
+def test_review_29_07_1_head_of_every_partition_is_named(client):
+    code = "import dask.dataframe as dd\nrows_per_name = dd.read_parquet(PROCESSED).head(N_INPUT_ROWS, npartitions=-1).name.value_counts()"
+    assert_refused("07-1", client, code, "head(..., npartitions=...)", not_said="combined here by hand")

@@ -26,9 +26,10 @@ def _counted_in_the_notebook(cell: str) -> None:
     from there on) or ``compute(scheduler=...)`` (a local scheduler). Learner review 29: these were told "combined here
     by hand" and "did not read the processed Parquet with dask.dataframe"."""
     tree = _parse(cell)
-    for node in ast.walk(tree) if tree is not None else ():
-        chosen = next((k.value for k in getattr(node, "keywords", []) if k.arg == "scheduler"), None) if isinstance(node, ast.Call) else None
-        method = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
+    for node in calls:
+        chosen = next((k.value for k in node.keywords if k.arg == "scheduler"), None)
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else None
         if method == "head" and any(k.arg == "npartitions" for k in node.keywords):  # (learner review 29)
             raise Hint(
                 "your answer cell calls head(..., npartitions=...), which brings those rows into this notebook as a pandas "

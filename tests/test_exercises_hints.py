@@ -249,7 +249,7 @@ REVIEW3_DIAGNOSES = [
     ),
     ("06-1", "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.compute()\ncol_sums_local = to_host(col_sums.compute())", "is an ndarray", "a ndarray"),
     ("08-1", f"args = parser.parse_args([{FLAGS}])\nscript_options = vars(args)", "vars(args)", "unexpected options"),
-    ("08-2", SLOT + "slot_workers = list(set(session.client.gather(slot_futures)))", "of length 1", "it is a list."),
+    ("08-2", SLOT + "slot_workers = list(set(session.client.gather(slot_futures)))", "set(...) keeps each name once", "it is a list."),
 ]
 
 

@@ -130,7 +130,14 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         missing = not_made(err, namespace)
         if missing:
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
-        why = _WHY.get(next((sign for sign in _WHY if sign in err), ""), "") or _local_scheduler(err, source) or _refused(err, source)
+        sign = next((sign for sign in _WHY if sign in err), "")
+        why = _WHY.get(sign, "") or _local_scheduler(err, source) or _refused(err, source)
+        if sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
+            why = (
+                "no worker offers what the tasks ask for: compare the amount each task asks for (resources=...) with what "
+                "the workers offer (session.client.scheduler_info()['workers'][...]['resources']); a task asking for more "
+                "than any one worker has never runs. So "
+            )
         return (
             f"{why}"
             f"your answer cell (In [{number}]) failed when it last ran ({err.rstrip('.')}), so the check cannot tell what it makes: "

@@ -18,7 +18,7 @@ from .chunks import check_a, chunks_merged
 from .elsewhere import same
 from .evidence import persisted
 from .hidden import require_not_hidden
-from .judging import MAX_TASKS, describe, fresh, from_cell, is_lazy
+from .judging import MAX_TASKS, describe, fresh, from_cell, host, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
 from .replay import _assigned, _parse, answer_cell, rounding_in, typed_in
@@ -44,6 +44,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "numbers first, and Dask only cuts them up. Let Dask make the numbers itself, chunk by chunk (as the lesson's "
             "arrays are made), so that no chunk has to exist here."
         )
+    ends = [int(v) for v in host(_ends(a))]
+    if ends == [0, 1, 4, (n - 1) ** 2]:  # (learner review 30: a = da.arange(...) ** 2 was told to square a's elements)
+        raise Hint(
+            "a holds the squares already (its first values are 0, 1, 4): a is the numbers 0 ... N-1 themselves, and total squares them and adds them up."
+        )
     if not is_lazy(total):
         raise Hint(
             f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "
@@ -66,7 +71,7 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if isinstance(total, Delayed):  # (learner review 29: the check itself failed on a Delayed's attributes)
         raise Hint(
             "total is a Delayed (made with dask.delayed), not a Dask array: the exercise builds total with Dask array "
-            "operations on a (a delayed function handed a whole receives it as ONE array, its chunks merged, in one "
+            "operations on a (a delayed function handed the whole of a receives it as ONE array, its chunks merged, in one "
             "task). Build total from a with dask.array operations, so that each chunk gets its own tasks."
         )
     fresh(ns, ("a", "total"))  # (after: comparing a graph not built from a with its re-run can take long, and says less)
@@ -113,6 +118,13 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             why = "a holds 1 ... N; the question's numbers are 0, 1, ..., N-1 (look at a's first and last values)"
         raise Hint(f"total computes to a different number: {why}.")
     return "a has 10 chunks, and total is a lazy sum of squares built from them."
+
+
+def _ends(a: Any) -> Any:
+    """a's first three values and its last one, computed (four numbers, whatever N is)."""
+    import dask.array as da
+
+    return da.concatenate([a[:3], a[-1:]]).compute()
 
 
 def _data_only(a: Any) -> bool:
@@ -181,6 +193,12 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import psutil
 
     limits = [int(w["memory_limit"]) for w in _workers(ns)]
+    if isinstance(ans["cluster_memory"], (dict, list, tuple, set)):  # (learner review 30: told it "changes from one run")
+        raise Hint(
+            f"cluster_memory is {describe(ans['cluster_memory'])}: the question asks for one size, the memory of all the "
+            "workers together (a number of bytes, or a size string). Each worker reports its memory_limit in "
+            "session.client.scheduler_info(n_workers=-1)['workers']: add them up."
+        )
     fresh(ns, ("cluster_memory",))
     expected, value = sum(limits), ans["cluster_memory"]
     look = "Each worker reports its memory_limit in session.client.scheduler_info(n_workers=-1)['workers']: add them up."
@@ -541,7 +559,8 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"that is the relative error of the rank-10 approximation rounded to {asked} decimals: a rounded number is not accepted. Store the computed value."
         )
-    if close(number, expected, rel=1e-6, abs_=1e-6):
+    # 1e-9: theory and the two norms agree to float64 precision (a GPU too); a constant added (+ 1e-6) is no rounding
+    if close(number, expected, rel=1e-9, abs_=1e-12):  # (learner review 30)
         made = _parse(answer_cell(ns, "rank10_error") or "")
         read = _read_making(made, {"rank10_error"}, ns) if made is not None else names_read(answer_cell(ns, "rank10_error") or "", ns)
         shape = getattr(ns.get("x"), "shape", None)
@@ -583,6 +602,8 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the square of the relative error: a norm is the square ROOT of the sum of squares.")
     if close(number, 1 - expected, rel=1e-6, abs_=1e-6):
         raise Hint("that is 1 minus the error: the question asks for norm(x - approx) / norm(x) itself.")
+    if close(number, 100 * expected, rel=1e-6):  # (learner review 30: told "above 1: check the slices")
+        raise Hint("that is the relative error times 100 (a percentage written as a plain number): the question asks for the ratio itself.")
     kept, whole = float(np.sqrt((s[:10] ** 2).sum())), float(np.sqrt((s**2).sum()))  # norm(approx), norm(x): by theory
     if close(number, expected * whole / kept, rel=1e-6, abs_=1e-9):  # (learner review 29)
         raise Hint("that divides norm(x - approx) by the norm of approx: a relative error is relative to x, the matrix approximated. Divide by norm(x).")
@@ -593,6 +614,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     digits = next((d for d in range(1, 8) if number == round(expected, d)), None)
     rounds = rounding_in(answer_cell(ns, "rank10_error")) is not None
+    if digits is None and not rounds and close(number, expected, rel=1e-4):  # (learner review 30: + 1e-6 passed)
+        raise Hint(
+            "that is close to the rank-10 approximation's relative error, but off in the later digits: something was "
+            "added or changed after the ratio was computed. Store norm(x - approx) / norm(x) as computed."
+        )
     if digits is None and not rounds and close(number, expected, rel=1e-3):  # (review 21: half the rows, told "rounded")
         raise Hint(
             "that is close to the rank-10 approximation's relative error, but not it: computed on part of the matrix, "
@@ -617,8 +643,9 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "da.linalg.norm for a matrix (Frobenius: the square root of the sum of squares). Leave ord= out."
         )
     raise Hint(
-        "that is not the relative error of the rank-10 approximation: check the slices of u, s and v you keep (the "
-        "first 10 columns of u, values of s, rows of v)."
+        "that is not the relative error of the rank-10 approximation: check the formula (norm(x - approx) / norm(x), "
+        "both with da.linalg.norm's default norm for a matrix) and the slices of u, s and v you keep (the first 10 "
+        "columns of u, values of s, rows of v)."
     )
 
 

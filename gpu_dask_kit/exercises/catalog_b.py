@@ -11,7 +11,7 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
-from .elsewhere import require_no_notebook_rows
+from .elsewhere import require_no_notebook_rows, value_when
 from .evidence import MOVES, client_of, persisted, runs_touching
 from .fingerprint import fingerprint, same_fingerprint
 from .grouping import grouped_on_cluster, per_name
@@ -315,6 +315,14 @@ def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
         )
     if "FromDelayed" in seen or any("delayed" in t.lower() for t in seen):
         return
+    top = type(expr).__name__
+    # (learner review 30: .drop(...) was told about meta=; an assign on top is judged by its values, below)
+    if "MapPartitions" in seen and top not in ("MapPartitions", "Assign"):
+        step = {"Drop": "columns dropped", "Filter": "rows filtered", "Fillna": "values filled in", "Projection": "columns selected"}.get(top, top)
+        raise Hint(
+            f"demeaned is changed after demean was mapped over ddf (a step on top of the mapped frame: {step}): the "
+            "question's demeaned is what mapping demean over ddf gives, as it gives it. Keep the mapped frame itself."
+        )
     funcs = [getattr(n, "func", None) for n in nodes if type(n).__name__ == "MapPartitions"]
     calls = lambda f: f is demean or "demean" in getattr(getattr(f, "__code__", None), "co_names", ())  # noqa: E731
     if not funcs:
@@ -492,6 +500,26 @@ def _other_frame_selected(cell: str, ns: dict[str, Any]) -> str | None:
     return None
 
 
+#: Rows the check takes off partition 2 to see that an answer follows the data (odd, so no rounding keeps up with it).
+SHORTER = 37
+
+
+def _shorter(df: Any) -> Any:
+    return df.iloc[:-SHORTER] if len(df) > SHORTER else df
+
+
+def _same_when_shorter(ns: dict[str, Any], ddf: Any, number: float) -> bool:
+    """True when the answer cell, run again on a ddf whose partition 2 is :data:`SHORTER` rows shorter, gives ``number``."""
+    import dask.dataframe as dd
+
+    parts = [ddf.partitions[i] if i != 2 else ddf.partitions[2].map_partitions(_shorter) for i in range(ddf.npartitions)]
+    other = dd.concat(parts)
+    if other.npartitions != ddf.npartitions:
+        return False
+    again = value_when(ns, "rows_in_partition_2", {"ddf": other})
+    return again is not Ellipsis and as_number(again) == number
+
+
 def _rounds_to_tens(cell: str | None, name: str) -> bool:
     """True when the statements making ``name`` call ``round(..., -k)`` (rounding to tens, hundreds, ...)."""
     tree = _parse(cell) if cell is not None else None
@@ -588,6 +616,12 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
         held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
         counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
+        if _same_when_shorter(ns, ddf, number):  # (learner review 30: a count rounded by hand, while it happened to be round)
+            raise Hint(
+                f"rows_in_partition_2 does not follow the data: the check ran your answer cell again on a ddf whose "
+                f"partition 2 has {SHORTER} fewer rows, and it gave the same number. Count the rows of that partition as "
+                "they are (nothing rounded, formatted or typed)."
+            )
         where = "counted by the workers" if counted else "only that partition was brought here, then counted"
         return f"the number of rows of that one partition ({where})."
     client = client_of(ns, ddf)

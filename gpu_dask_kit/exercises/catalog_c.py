@@ -19,13 +19,24 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import Replay, _parse, answer_cell, rounding_in, typed_in
+from .replay import Replay, _parse, answer_cell, nodes_making, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 from .zeroed import require_contributes, require_no_chooser
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
+
+
+def _rounds(cell: str | None, name: str) -> str | None:
+    """``round(...)`` (or around, floor, ceil, trunc) when the statements making ``name`` call one, else None."""
+    tree = _parse(cell) if cell is not None else None
+    for node in nodes_making(tree, name) if tree is not None else ():
+        func = node.func if isinstance(node, ast.Call) else None
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if called in ("round", "around", "floor", "ceil", "trunc", "rint"):
+            return f"{called}(...)"
+    return None
 
 
 def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -57,6 +68,9 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             + "): "
             "keep the values as the workers computed them."
         )
+    rounding = _rounds(answer_cell(ns, "col_sums_local"), "col_sums_local")
+    if rounding is not None:  # (learner review 30: .round(6) changed them by less than the tolerance a GPU needs)
+        raise Hint(f"col_sums_local holds the column sums changed after they came back ({rounding}): keep the values as the workers computed them.")
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))
@@ -241,16 +255,23 @@ def _shown_digits(text: str, expected: float) -> int | None:
 # --- 07 · multi-GPU ETL ------------------------------------------------------------------------------
 
 
-def _true_counts(ns: dict[str, Any]) -> list[int] | None:
-    """The counts per code of the processed Parquet (``PROCESSED``), sorted, without their codes; None without it."""
+def _counts_by_code(ns: dict[str, Any]) -> dict[int, int] | None:
+    """The count of rows per code of the processed Parquet (``PROCESSED``); None without it."""
     if not isinstance(ns.get("PROCESSED"), str):
         return None
     import dask.dataframe as dd
 
     try:
-        return sorted(int(v) for v in host(dd.read_parquet(ns["PROCESSED"], columns=["name"])["name"].value_counts().compute()).tolist())
+        counts = host(dd.read_parquet(ns["PROCESSED"], columns=["name"])["name"].value_counts().compute())
+        return {int(code): int(n) for code, n in counts.items()}
     except Exception:
         return None
+
+
+def _true_counts(ns: dict[str, Any]) -> list[int] | None:
+    """The counts per code of the processed Parquet (``PROCESSED``), sorted, without their codes; None without it."""
+    by_code = _counts_by_code(ns)
+    return sorted(by_code.values()) if by_code is not None else None
 
 
 def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -258,7 +279,10 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(got, "rows_per_name")
     require_no_notebook_rows(ns, "rows_per_name", "processed")
     if hasattr(got, "columns"):
-        raise Hint("rows_per_name is a DataFrame (a count per column): count rows per group, one number per code.")
+        raise Hint(
+            "rows_per_name is a DataFrame (a count per column, or codes and counts as columns after reset_index): the "
+            "question wants a Series, one count per code, indexed by the codes."
+        )
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"rows_per_name should be a Series with one count per name code; {describe(got)} is not.")
     distinct = _distinct_call(answer_cell(ns, "rows_per_name"))
@@ -299,9 +323,9 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("the index is not the name codes: the rows were grouped by another column. Group by the column of name codes.")
     if len(got) < len(codes):
         raise Hint(
-            f"rows_per_name has only {len(got)} of the {len(codes)} name codes: it is a part of the whole result (a Dask "
-            ".head(n) reads the first partition of the result only, whatever n is; a filter drops codes). Compute the "
-            "whole count per code."
+            f"rows_per_name has only {len(got)} of the {len(codes)} name codes: it is a part of the whole result (a .head(n) "
+            "keeps n rows at most, and a Dask .head(n) reads only the result's first partition; a filter drops codes). "
+            "Compute the whole count per code."
         )
     if len(got) != len(codes):
         raise Hint(f"rows_per_name has {len(got)} entries; there are {len(codes)} name codes. Group by the name column.")
@@ -310,6 +334,15 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("those are the counts of ONE partition of the data: count every row of the processed frame, not a part of it.")
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
+    by_code = _counts_by_code(ns)
+    given = {int(code): int(n) for code, n in got.items()}
+    if by_code is not None and given != by_code and sorted(given.values()) == sorted(by_code.values()):  # (learner review 30)
+        raise Hint(
+            "the counts are right, but not under their own codes: the index was set after counting (value_counts sorts by "
+            "count, most frequent first, so a new index puts each count beside another code). Keep the index the count gives."
+        )
+    if by_code is not None and given != by_code:
+        raise Hint("rows_per_name does not hold each code's own count of rows: count the rows per code of the processed data.")
     counted_on_cluster(ns)
     return f"one count per code, {len(codes)} codes, every row counted once."
 

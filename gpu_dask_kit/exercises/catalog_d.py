@@ -455,6 +455,13 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if len(results) != len(expected):
         raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
+    sliced = "lazy_fits[" in (answer_cell(ns, "x0_results") or "").replace(" ", "")
+    if sliced and isinstance(lazy, (list, tuple)) and len(lazy) != len(results):  # (learner review 30: compute(*lazy_fits[1:]))
+        raise Hint(
+            f"lazy_fits holds {len(lazy)} delayed fits, and x0_results {len(results)} results: not every fit of lazy_fits "
+            "was computed (a slice left some out). Make lazy_fits exactly the fits the question asks for, x0 with each "
+            "other feature, and compute all of them."
+        )
     pairs = [tuple(r[0]) if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) else None for r in results]
     if all(p and len(p) == 2 and p[1] == "x0" and p[0] != "x0" for p in pairs):
         raise Hint(

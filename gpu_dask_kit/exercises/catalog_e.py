@@ -207,7 +207,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
     if repeats is not None:
         raise Hint(
-            f"slot_workers {'does not keep the results in order' if 'order' in repeats else 'repeats one result'} "
+            f"slot_workers {'does not keep the results in order' if 'order' in repeats else 'loses results' if 'lost' in repeats else 'repeats one result'} "
             f"({repeats}): each task's own answer is not kept, so a "
             "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
         )
@@ -215,6 +215,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
     if any(hasattr(n, "key") for n in (names if isinstance(names, (list, tuple)) else [names])):
         raise Hint("slot_workers holds futures: gather their results into the notebook.")
+    if isinstance(names, tuple):  # (learner review 30)
+        raise Hint("slot_workers is a tuple: the question asks for a list of the 4 results (what gather returns for a list of futures).")
     if not isinstance(names, (list, tuple)) or len(names) != 4:
         size = f" of length {len(names)}" if isinstance(names, (list, tuple)) else ""
         raise Hint(f"slot_workers should be the list of the 4 results (worker names, one per task, repeats kept); it is {describe(names)}{size}.")
@@ -323,6 +325,8 @@ def _repeats_one(cell: str | None) -> str | None:
     if tree is None:
         return None
     made = list(nodes_making(tree, "slot_workers"))
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "set" for n in made):  # (review 30)
+        return "set(...) keeps each name once: the repeats, one per task, are lost"
     for n in made:
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
             sides = (n.left, n.right)

@@ -34,6 +34,11 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
+    if getattr(got, "dtype", None) is not None and got.dtype.kind in "mMOU" and expected.dtype.kind in "iuf":  # (learner review 30: idxmax)
+        raise Hint(
+            f"{name} holds {got.dtype} values, not numbers: for each name it gives something else than the value asked for "
+            "(idxmax and idxmin give WHERE the extreme is, the row's index label, not the value itself)."
+        )
     if not got.index.is_unique:
         raise Hint(
             f"{name} has some names more than once: each partition was reduced on its own and the partial results were "
@@ -55,6 +60,11 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
             )
     if len(got) != len(expected):
         raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")
+    if got.dtype.kind == "f" and got.dtype.itemsize < getattr(expected.dtype, "itemsize", 0):  # (learner review 30: 03-2)
+        raise Hint(
+            f"{name} is {got.dtype}: the values were converted to a smaller float type on the way, which rounds them "
+            "(small means may still look equal). Keep the column's own dtype."
+        )
     if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
         rounded = any(list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all() for d in range(8))
         if rounded:

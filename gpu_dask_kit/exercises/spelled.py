@@ -115,6 +115,13 @@ def require_each_limit(cell: str | None, name: str, limits: list[int], helpers: 
         if any(isinstance(side, ast.Constant) and side.value == 0 for side in (node.left, node.right)):
             continue  # `0 * len(ws)`: a part multiplied by 0 (padding, named as that by another check)
         if _counts_workers(node.left) or _counts_workers(node.right):
+            other = node.right if _counts_workers(node.left) else node.left
+            func = other.func if isinstance(other, ast.Call) else None
+            if (isinstance(func, ast.Name) and func.id == "sum") or (isinstance(func, ast.Attribute) and func.attr == "sum"):
+                raise Hint(  # (learner review 30: told "multiplies ONE worker's limit", as if the value were right here)
+                    f"{name} multiplies a sum by the number of workers: a sum of the limits already counts every worker "
+                    "once, so the product counts each of them again. Where to look: the sum of each worker's limit, alone."
+                )
             same = "all have the same limit now" if len(set(limits)) == 1 else "do not all have the same limit"
             raise Hint(
                 f"{name} multiplies ONE worker's limit by the number of workers: that holds only while every worker has "

@@ -265,7 +265,7 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         rest = "" if inside else ", and the rest of the expression computes on the workers"
         raise Hint(
             f"your answer cell {why}: that part adds nothing to {name}{rest}. Remove the part that contributes nothing "
-            f"(and any terms that cancel out), so that one Dask expression alone makes {name}."
+            f"(and any terms that cancel out), so that the computation alone makes {name}."
         )
     raise Hint(
         f"the Dask part of your answer contributes nothing to {name}: your answer cell {why}, so the value comes from "
@@ -361,8 +361,8 @@ def require_no_chooser(cell: str | None, name: str) -> None:
         if called in _CHOOSERS and values >= 2:  # a pick among values; a.max() is a reduction
             raise Hint(
                 f"your answer cell picks {name} among values ({called}(...)): the value it keeps may come from the "
-                f"other side of that pick, not from the Dask computation. {name} is the value of one computation: "
-                "remove the pick and let that computation alone make it."
+                f"other side of that pick (a number written out, say), not from the computation. {name} is the value "
+                "of one computation: remove the pick and let that computation alone make it."
             )
 
 

@@ -221,3 +221,16 @@ def test_00_2_the_largest_plus_the_smallest_limit_is_refused(client):
     """Learner reviews 22-23: with two workers, max + min is their sum; the re-run reports three unequal limits."""
     code = 'ws = session.client.scheduler_info(n_workers=-1)["workers"].values()\ncluster_memory = max(w["memory_limit"] for w in ws) + min(w["memory_limit"] for w in ws)'
     assert_refused("00-2", client, code, "three workers with unequal limits, and it did not give their sum")
+
+
+def test_review_30_00_2_the_sum_times_the_workers_is_named(client):
+    code = 'ws = session.client.scheduler_info(n_workers=-1)["workers"]\ncluster_memory = sum(w["memory_limit"] for w in ws.values()) * len(ws)'
+    assert_refused("00-2", client, code, "multiplies a sum by the number of workers", not_said="ONE worker's limit")
+
+
+def test_review_30_00_2_the_workers_dict_is_named(client):
+    assert_refused("00-2", client, 'cluster_memory = session.client.scheduler_info(n_workers=-1)["workers"]', "dict", not_said="changes from one run")
+
+
+def test_review_30_00_1_a_holding_the_squares_is_named(client):
+    assert_refused("00-1", client, "a = da.arange(N, chunks=N // 10) ** 2\ntotal = a.sum()", "a holds the squares already", not_said="Square every element")

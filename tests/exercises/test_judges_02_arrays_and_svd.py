@@ -146,3 +146,16 @@ def test_review_24_02_1_the_two_norms_in_two_computations_pass_with_a_note(clien
     code = "k = 10\napprox = u[:, :k] @ da.diag(s[:k]) @ v[:k]\nrank10_error = float(da.linalg.norm(x - approx))\nrank10_error /= float(da.linalg.norm(x))"
     _, verdict = judged_cell("02-1", client, code)
     assert verdict.correct and "one after the other" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("formula", "said"),
+    [
+        ("float(da.linalg.norm(x - approx) / da.linalg.norm(x) + 1e-6)", "off in the later digits"),
+        ("float(da.linalg.norm(x - approx) / da.linalg.norm(x)) * 100", "times 100"),
+        ("float(abs(x - approx).sum() / abs(x).sum())", "check the formula"),
+    ],
+)
+def test_review_30_02_1_refused_for_what_the_cell_did(formula, said, client):
+    code = f"approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = {formula}"
+    assert_refused("02-1", client, code, said)

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import judged, judged_cell, run_without
+from .helpers import assert_refused, judged, judged_cell, run_without
 
 
 @pytest.mark.parametrize("magic", ["%%time\n", "%time "])
@@ -156,3 +156,14 @@ def test_03_2_with_ddf_still_persisted_ddf_itself_is_not_a_persisted_copy(client
 def test_review_25_03_2_ddf_persisted_in_place_in_the_answer_cell_passes(code, client):
     _, verdict = judged_cell("03-2", client, code + "\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()")
     assert verdict.correct, verdict.message
+
+
+def test_review_30_03_2_means_cast_to_float32_are_refused(client):
+    """Learner review 30: small means cast to float32 stayed within 1e-9 of the right ones, and passed (03-1 refused it)."""
+    code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute().astype('float32')"
+    assert_refused("03-2", client, code, "converted to a smaller float type")
+
+
+def test_review_30_03_1_idxmax_is_named(client):
+    """Learner review 30: idxmax (timestamps) made the check itself fail with a UFuncTypeError."""
+    assert_refused("03-1", client, "max_y_by_name = ddf.groupby('name').y.idxmax().compute()", "not numbers", not_said="could not be checked")

@@ -321,3 +321,29 @@ REVIEW_29_04 = [
 @pytest.mark.parametrize(("key", "code", "said"), REVIEW_29_04, ids=range(len(REVIEW_29_04)))
 def test_review_29_04_refused_for_what_the_cell_did(key, code, said, client):
     assert_refused(key, client, code, said)
+
+
+@pytest.mark.parametrize(
+    ("after", "said"),
+    [
+        (".drop(columns=['y'])", "columns dropped"),
+        ("\ndemeaned = demeaned[demeaned.x_demeaned.notnull()]", "rows filtered"),
+        (".fillna(0)", "values filled in"),
+    ],
+)
+def test_review_30_04_1_a_step_on_top_of_the_mapped_frame_is_named(after, said, client):
+    """Learner review 30: .drop(columns=...) after mapping was told about meta=, a filter "maps another function", and
+    .fillna(0) passed."""
+    code = DEMEAN_LAMBDA + f"demeaned = ddf.map_partitions(demean){after}"
+    assert_refused("04-1", client, code, said, not_said="meta=")
+
+
+def test_review_30_04_2_a_count_rounded_by_hand_is_refused(client, monkeypatch):
+    """Learner review 30: `int(round(len(ddf.partitions[2]) / 100) * 100)` passed while partition 2 held 41200 rows. The
+    corpus' partition 2 holds 124 rows: rounded to even numbers, and one row taken off by the check, the answer stays."""
+    from gpu_dask_kit.exercises import catalog_b
+
+    monkeypatch.setattr(catalog_b, "SHORTER", 1)
+    assert_refused("04-2", client, "rows_in_partition_2 = int(round(len(ddf.partitions[2]) / 2) * 2)", "does not follow the data")
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2])")
+    assert verdict.correct, verdict.message

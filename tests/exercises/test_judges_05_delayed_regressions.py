@@ -155,3 +155,9 @@ def test_05_2_a_call_added_to_lazy_fits_after_the_compute_is_refused(client):
 def test_review_29_05_2_computes_waited_for_one_by_one_are_not_said_to_run_side_by_side(client):
     code = FITS + "x0_results = tuple(session.client.compute(lazy).result() for lazy in lazy_fits)"
     assert_refused("05-2", client, code, "each waits for the previous one", not_said="side by side")
+
+
+def test_review_30_05_2_a_slice_of_lazy_fits_computed_is_refused(client):
+    """Learner review 30: lazy_fits with the (x0, x0) pair, and only lazy_fits[1:] computed, was Correct."""
+    code = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features]\nx0_results = dask.compute(*lazy_fits[1:])"
+    assert_refused("05-2", client, code, "not every fit of lazy_fits was computed")

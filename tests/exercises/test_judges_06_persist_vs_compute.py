@@ -239,3 +239,10 @@ def test_review_25_06_1_sums_changed_after_they_came_back_are_refused(change, cl
 
 def test_review_25_06_2_a_fraction_with_a_percent_sign_rounded_is_told_so(client):
     assert_refused("06-2", client, LIMITS_READ + 'fraction = f"{x.nbytes / sum(limits):.2f}%"', "the fraction written with a '%' sign")
+
+
+@pytest.mark.parametrize("rounding", ["col_sums_local = col_sums_local.round(6)", "col_sums_local = np.round(col_sums_local, 6)"])
+def test_review_30_06_1_sums_rounded_after_they_came_back_are_refused(rounding, client):
+    """Learner review 30: .round(6) changed the sums by less than the 1e-9 a GPU's reductions need, and passed."""
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\n" + rounding
+    assert_refused("06-1", client, code, "changed after they came back (round(...))")

@@ -371,3 +371,16 @@ def test_review_29_07_1_a_local_scheduler_is_named(client):
 def test_review_29_07_1_head_of_every_partition_is_named(client):
     code = "import dask.dataframe as dd\nrows_per_name = dd.read_parquet(PROCESSED).head(N_INPUT_ROWS, npartitions=-1).name.value_counts()"
     assert_refused("07-1", client, code, "head(..., npartitions=...)", not_said="combined here by hand")
+
+
+@pytest.mark.parametrize(
+    "relabel",
+    [
+        "rows_per_name.index = range(1, len(rows_per_name) + 1)",
+        "rows_per_name = rows_per_name.sort_index()\nrows_per_name.index = rows_per_name.index[::-1]",
+    ],
+)
+def test_review_30_07_1_counts_put_under_other_codes_are_refused(relabel, client):
+    """Learner review 30: value_counts sorts by count; a new index put each count beside another code, and was Correct."""
+    code = "import dask.dataframe as dd\nrows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute()\n" + relabel
+    assert_refused("07-1", client, code, "not under their own codes")

@@ -191,6 +191,9 @@ SLOT_MAP = "slot_futures = session.client.map(where_am_i, range(4), resources={'
         (SLOT_MAP + "slot_workers = list(reversed(session.client.gather(slot_futures)))", "reversed(...) reorders the results"),
         (SLOT_MAP + "slot_workers = session.client.gather(slot_futures)\nslot_workers.sort()", "slot_workers.sort(...) reorders the results"),
         (SLOT_MAP + "slot_workers = session.client.gather(slot_futures[1:] + slot_futures[:1])", "puts the results in another order"),
+        # learner review 30
+        (SLOT_MAP + "slot_workers = sorted(set(session.client.gather(slot_futures)))", "loses results (set(...) keeps each name once"),
+        (SLOT_MAP + "slot_workers = tuple(session.client.gather(slot_futures))", "slot_workers is a tuple"),
     ],
 )
 def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):
@@ -206,6 +209,19 @@ def test_review_27_08_2_a_failed_resource_request_says_the_futures_are_reused(cl
     ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-2", globals())']
     verdict = judge("08-2", ns)
     assert not verdict.correct and "add pure=False" in verdict.message and "worker.. when" not in verdict.message, verdict.message
+
+
+def test_review_30_08_2_a_request_larger_than_any_worker_with_pure_false_is_not_told_to_add_it(client):
+    """Learner review 30: resources={'GPU_SLOT': 2}, pure=False was told to add pure=False."""
+    ns = notebook_namespace("08-2", client)
+    answer = (
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 2}, pure=False)\nslot_workers = session.client.gather(slot_futures)"
+    )
+    shell = RaisedShell("NoValidWorkerError: Attempted to run task on a cluster ... timed out after 10.00 s waiting for a valid worker.")
+    ns.update(slot_futures=..., slot_workers=..., get_ipython=lambda: shell)
+    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-2", globals())']
+    verdict = judge("08-2", ns)
+    assert not verdict.correct and "compare the amount each task asks for" in verdict.message and "add pure=False" not in verdict.message, verdict.message
 
 
 def test_review_27_08_1_a_share_written_as_arithmetic_is_told_to_use_a_decimal(client):

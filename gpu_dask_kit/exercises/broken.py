@@ -140,7 +140,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             )
         return (
             f"{why}"
-            f"your answer cell (In [{number}]) failed when it last ran ({err.rstrip('.')}), so the check cannot tell what it makes: "
+            f"your answer cell (In [{number}]) failed when it last ran ({err.rstrip('.')}); the check cannot tell what it makes: "
             f"{' and '.join(hit)} may still hold what an earlier run left (or what the lines before the error made). Make "
             "that cell run to its end without an error, run it, then this check."
         )

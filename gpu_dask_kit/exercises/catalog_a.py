@@ -462,7 +462,7 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if opts.enable_cudf_spill:  # (learner review 26: a second spilling mechanism beside the device limit was "Correct")
         raise Hint(
             "workshop_options also turns on enable_cudf_spill, cuDF's own spilling: a second mechanism beside the "
-            "worker's device_memory_limit, which the question does not ask for (the lesson shows why the two are not "
+            "worker's device_memory_limit, which the question does not ask for (notebook 09 shows why the two are not "
             "mixed). Keep only what the question asks for."
         )
     if opts.memory_limit != "auto":  # (learner review 25: memory_limit=0.6 beside the device limit was "Correct")
@@ -616,8 +616,9 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     rounds = rounding_in(answer_cell(ns, "rank10_error")) is not None
     if digits is None and not rounds and close(number, expected, rel=1e-4):  # (learner review 30: + 1e-6 passed)
         raise Hint(
-            "that is close to the rank-10 approximation's relative error, but off in the later digits: something was "
-            "added or changed after the ratio was computed. Store norm(x - approx) / norm(x) as computed."
+            "that is close to the rank-10 approximation's relative error, but off in the later digits: another formula "
+            "(a norm per row, another norm) or something added after the ratio. Compute norm(x - approx) / norm(x), "
+            "both with da.linalg.norm's default norm for a matrix, and store it as computed."
         )
     if digits is None and not rounds and close(number, expected, rel=1e-3):  # (review 21: half the rows, told "rounded")
         raise Hint(

@@ -40,8 +40,24 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "the largest y of each name."
 
 
+def _persist_thrown_away(cell: str | None) -> str | None:
+    """``x.persist()`` when the answer cell has it as a statement of its own (its result kept nowhere), else None."""
+    tree = _parse(cell) if cell is not None else None
+    for statement in tree.body if tree is not None else []:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "persist":
+            return ast.unparse(call)
+    return None
+
+
 def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fast = ans["ddf_fast"]
+    thrown = _persist_thrown_away(answer_cell(ns, "ddf_fast"))
+    if thrown is not None and not futures_of(fast):  # (learner review 31: told "ask Dask to run the frame's tasks now")
+        raise Hint(
+            f"your answer cell calls {thrown} and keeps nothing of it: persist() does not change the frame it is called "
+            "on, it RETURNS a new frame whose partitions are held on the workers. Assign that result to ddf_fast."
+        )
     require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
     require_no_notebook_rows(ns, "mean_x_by_name", "ddf_fast")
     # (not `fast is ddf`: `ddf_fast = ddf = ddf.persist()` persists in the answer cell itself; learner review 25)
@@ -318,7 +334,9 @@ def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
     top = type(expr).__name__
     # (learner review 30: .drop(...) was told about meta=; an assign on top is judged by its values, below)
     if "MapPartitions" in seen and top not in ("MapPartitions", "Assign"):
-        step = {"Drop": "columns dropped", "Filter": "rows filtered", "Fillna": "values filled in", "Projection": "columns selected"}.get(top, top)
+        words = {"Drop": "columns dropped", "Filter": "rows filtered", "Fillna": "values filled in", "Projection": "columns selected"}
+        words.update(SetIndex="a new index set", ResetIndex="the index reset", Rename="columns renamed", Dropna="rows dropped")
+        step = words.get(top, "another operation")  # (learner review 31: Dask's class names were shown)
         raise Hint(
             f"demeaned is changed after demean was mapped over ddf (a step on top of the mapped frame: {step}): the "
             "question's demeaned is what mapping demean over ddf gives, as it gives it. Keep the mapped frame itself."
@@ -508,8 +526,9 @@ def _shorter(df: Any) -> Any:
     return df.iloc[:-SHORTER] if len(df) > SHORTER else df
 
 
-def _same_when_shorter(ns: dict[str, Any], ddf: Any, number: float) -> bool:
-    """True when the answer cell, run again on a ddf whose partition 2 is :data:`SHORTER` rows shorter, gives ``number``."""
+def _not_following_shorter(ns: dict[str, Any], ddf: Any, number: float) -> bool:
+    """True when the answer cell, run again on a ddf whose partition 2 is :data:`SHORTER` rows shorter, does not give
+    ``number - SHORTER`` (learner review 31: ``n - n % 100`` changed, but not by the rows taken off)."""
     import dask.dataframe as dd
 
     parts = [ddf.partitions[i] if i != 2 else ddf.partitions[2].map_partitions(_shorter) for i in range(ddf.npartitions)]
@@ -517,7 +536,7 @@ def _same_when_shorter(ns: dict[str, Any], ddf: Any, number: float) -> bool:
     if other.npartitions != ddf.npartitions:
         return False
     again = value_when(ns, "rows_in_partition_2", {"ddf": other})
-    return again is not Ellipsis and as_number(again) == number
+    return again is not Ellipsis and as_number(again) != number - SHORTER
 
 
 def _rounds_to_tens(cell: str | None, name: str) -> bool:
@@ -616,10 +635,10 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
         held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
         counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
-        if _same_when_shorter(ns, ddf, number):  # (learner review 30: a count rounded by hand, while it happened to be round)
+        if _not_following_shorter(ns, ddf, number):  # (learner review 30: a count rounded by hand, while it happened to be round)
             raise Hint(
                 f"rows_in_partition_2 does not follow the data: the check ran your answer cell again on a ddf whose "
-                f"partition 2 has {SHORTER} fewer rows, and it gave the same number. Count the rows of that partition as "
+                f"partition 2 has {SHORTER} fewer rows, and it did not give {SHORTER} fewer. Count the rows of that partition as "
                 "they are (nothing rounded, formatted or typed)."
             )
         where = "counted by the workers" if counted else "only that partition was brought here, then counted"

@@ -183,7 +183,8 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if cell is not None and _rounded_as_shown(shown, expected):
         return "x's share of the workers' memory limits together (computed, and rounded as shown)."
     digits = _shown_digits(shown, expected) if cell is not None else None
-    rounds = isinstance(value, str) or rounding_in(cell) is not None  # a string shows digits; round() keeps some
+    # a string shows digits; round() keeps some; so does a format spec turned back into a number (learner review 31: .1g)
+    rounds = isinstance(value, str) or rounding_in(cell) is not None or (cell is not None and re.search(r":[^{}:]*\.\d+[egf%]?\}", cell) is not None)
     if digits is not None and (rounds or not _typed_decimal_limit(given, expected)):
         raise Hint(
             f"fraction is computed, but rounded so far that {'no significant digit is' if not digits else 'only one significant digit is'} "
@@ -306,8 +307,15 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     codes = set(ns["lookups"]["name"].values())
     if not set(got.index) <= codes:
-        if set(got.index) <= set(ns["lookups"]["name"]):
-            raise Hint("the index holds the names as text: count the PROCESSED data (where names became codes), not the raw input.")
+        if set(got.index) <= set(ns["lookups"]["name"]):  # (learner review 31: codes turned back into names)
+            raise Hint(
+                "the index holds the names as text, not the codes the processed data stores (the raw input counted, or the "
+                "codes turned back into names): keep each count under its code."
+            )
+        if set(got.index) > codes:  # (learner review 31: reindex(range(0, 27), fill_value=0))
+            raise Hint(
+                "rows_per_name holds every name code and more (a reindex over a range adds codes that have no rows): keep only the codes the count gives."
+            )
         if {str(c) for c in codes} >= {str(i) for i in got.index}:
             raise Hint(
                 "the index holds the name codes as text (str), not as the integer codes the processed data stores: count "
@@ -433,7 +441,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     runs = {len(t) for t in ns.get("all_times", {}).values()} if isinstance(ns.get("all_times"), dict) else set()
     if cell is not None and not uses_medians(cell, runs.pop() if len(runs) == 1 else None) and not reads_speed_ups(cell, ns, given, expected):
         raise Hint(
-            "speed_up is not made from median times: one run's time (the last, the fastest) or a mean varies from run to "
+            "speed_up is not made from median times: one run's time (whichever run) or a mean varies from run to "
             "run, and the lesson compares the median of the runs. Use the median times in medians."
         )
     if close(given, expected, rel=1e-9) or (cell is not None and _rounded_as_shown(repr(float(given)), expected)):

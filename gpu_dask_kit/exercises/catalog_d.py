@@ -453,6 +453,9 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "x0_results is a tuple holding ONE item, itself the list of all results: dask.compute gives back one result "
             "per argument it was given. Pass the delayed calls as separate arguments (or take that one item)."
         )
+    with_y = [r for r in results if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) and "y" in tuple(r[0])]
+    if with_y:  # (learner review 31: features from df.columns, y included, was told only "12 entries")
+        raise Hint("lazy_fits includes a fit with y itself: y is the target the models predict, not a feature. Pair x0 with each name in features.")
     if len(results) != len(expected):
         raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
     sliced = "lazy_fits[" in (answer_cell(ns, "x0_results") or "").replace(" ", "")

@@ -60,7 +60,7 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if isinstance(got.get("n_workers"), str) and as_number(got.get("n_workers")) is None:
             raise Hint(f"n_workers is {got.get('n_workers')!r}, a word: flags take numbers in digits (the parser passes text on as it is).")
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
-    size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Give the host memory limit exactly as the question writes it.")
+    size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Pass the host memory limit the question gives (with its unit, or in bytes).")
     pool = as_fraction(got.get("rmm_pool_size"))
     if not close(pool, 0.5, abs_=1e-9):
         if isinstance(got.get("rmm_pool_size"), str) and "/" in got["rmm_pool_size"]:  # (learner reviews 26-27: "1/2")

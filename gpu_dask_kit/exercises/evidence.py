@@ -93,14 +93,15 @@ def persisted(collection: Any) -> str | None:
     """
     futures = futures_of(collection)
     graph = collection.__dask_graph__()
+    parts = "chunks" if hasattr(collection, "chunks") else "partitions" if hasattr(collection, "npartitions") else "pieces"
     if not futures and graph and not any(isinstance(v, Task) for v in graph.values()):
         return (
-            "its partitions are data held in THIS notebook's process, not on the workers: values computed here and wrapped "
+            f"its {parts} are data held in THIS notebook's process, not on the workers: values computed here and wrapped "
             "into a Dask collection again (da.from_array(... .compute()), from_pandas), or a persist on the local scheduler "
             "(scheduler='sync' runs the tasks here and keeps the results here)"
         )
     if not futures:
-        return "none of its partitions is in worker memory: it is a recipe (a task graph), nothing ran yet"
+        return f"none of its {parts} is in worker memory: it is a recipe (a task graph), nothing ran yet"  # (review 31: an array's chunks)
     held = {f.key for f in futures}
     try:
         wait(futures, timeout=WAIT)

@@ -28,8 +28,8 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
     if hasattr(got, "columns"):
         n = len(got.columns)
         raise Hint(
-            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: select the one column the question is about "
-            "(a Series, one value per name) before aggregating."
+            f"{name} is a DataFrame ({n} column{'s' if n != 1 else ''}), not a Series: keep the Series that aggregating the one "
+            "column the question is about gives (no list of columns before it, no to_frame() after it)."
         )
     if not (hasattr(got, "index") and hasattr(got, "sum")):
         raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")

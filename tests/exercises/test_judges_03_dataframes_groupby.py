@@ -167,3 +167,13 @@ def test_review_30_03_2_means_cast_to_float32_are_refused(client):
 def test_review_30_03_1_idxmax_is_named(client):
     """Learner review 30: idxmax (timestamps) made the check itself fail with a UFuncTypeError."""
     assert_refused("03-1", client, "max_y_by_name = ddf.groupby('name').y.idxmax().compute()", "not numbers", not_said="could not be checked")
+
+
+def test_review_31_03_2_a_persist_whose_result_is_thrown_away_is_named(client):
+    """Learner review 31: `ddf_fast = ddf` then `ddf_fast.persist()` was told to "ask Dask to run the frame's tasks"."""
+    code = "ddf_fast = ddf\nddf_fast.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()"
+    ns = run_without(code, "03-2", client)
+    ns["ddf"] = ns["ddf"].map_partitions(lambda d: d)  # the lesson's lazy recipe (the cell above the exercise)
+    exec(compile(code, "<answer 03-2>", "exec"), ns)
+    verdict = judge("03-2", ns)
+    assert not verdict.correct and "RETURNS a new frame" in verdict.message, verdict.message

@@ -329,6 +329,8 @@ def test_review_29_04_refused_for_what_the_cell_did(key, code, said, client):
         (".drop(columns=['y'])", "columns dropped"),
         ("\ndemeaned = demeaned[demeaned.x_demeaned.notnull()]", "rows filtered"),
         (".fillna(0)", "values filled in"),
+        (".set_index('id')", "a new index set"),  # learner review 31: Dask's class name (SetIndex) was shown
+        (".reset_index()", "the index reset"),
     ],
 )
 def test_review_30_04_1_a_step_on_top_of_the_mapped_frame_is_named(after, said, client):
@@ -345,5 +347,7 @@ def test_review_30_04_2_a_count_rounded_by_hand_is_refused(client, monkeypatch):
 
     monkeypatch.setattr(catalog_b, "SHORTER", 1)
     assert_refused("04-2", client, "rows_in_partition_2 = int(round(len(ddf.partitions[2]) / 2) * 2)", "does not follow the data")
+    # learner review 31: rounded down, the answer changed with the data, but not by the rows taken off
+    assert_refused("04-2", client, "n = len(ddf.partitions[2])\nrows_in_partition_2 = n - n % 2", "did not give 1 fewer")
     _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2])")
     assert verdict.correct, verdict.message

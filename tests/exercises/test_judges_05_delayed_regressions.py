@@ -161,3 +161,9 @@ def test_review_30_05_2_a_slice_of_lazy_fits_computed_is_refused(client):
     """Learner review 30: lazy_fits with the (x0, x0) pair, and only lazy_fits[1:] computed, was Correct."""
     code = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features]\nx0_results = dask.compute(*lazy_fits[1:])"
     assert_refused("05-2", client, code, "not every fit of lazy_fits was computed")
+
+
+def test_review_31_05_2_a_fit_with_the_target_is_named(client):
+    """Learner review 31: features taken from df.columns (y included) was told only "x0_results has 6 entries"."""
+    code = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in df.columns if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
+    assert_refused("05-2", client, code, "a fit with y itself")

@@ -246,3 +246,10 @@ def test_review_30_06_1_sums_rounded_after_they_came_back_are_refused(rounding, 
     """Learner review 30: .round(6) changed the sums by less than the 1e-9 a GPU's reductions need, and passed."""
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\n" + rounding
     assert_refused("06-1", client, code, "changed after they came back (round(...))")
+
+
+def test_review_31_06_2_a_share_formatted_to_one_digit_is_named_as_rounded(client):
+    """Learner review 31: float(f"{share:.1g}") was told "sizes mixed between GiB and GB" (0.02 is 1.07 times 0.0186)."""
+    code = WORKERS + 'fraction = float(f"{x.nbytes / sum(limits):.1g}")'
+    verdict = judge("06-2", run_without(code, "06-2", client))
+    assert not verdict.correct and "rounded so far" in verdict.message and "GB" not in verdict.message, verdict.message

@@ -384,3 +384,17 @@ def test_review_30_07_1_counts_put_under_other_codes_are_refused(relabel, client
     """Learner review 30: value_counts sorts by count; a new index put each count beside another code, and was Correct."""
     code = "import dask.dataframe as dd\nrows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute()\n" + relabel
     assert_refused("07-1", client, code, "not under their own codes")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute().rename(index={v: k for k, v in lookups['name'].items()})",
+            "codes turned back into names",
+        ),
+        ("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute().reindex(range(0, 27), fill_value=0)", "a reindex over a range"),
+    ],
+)
+def test_review_31_07_1_what_happened_to_the_index_is_named(code, said, client):
+    assert_refused("07-1", client, "import dask.dataframe as dd\n" + code, said)

@@ -390,7 +390,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     original = ddf.partitions[0].compute()
     sample = original.copy()  # in-process workers may hand back the very object they hold
     out = _run_alone(demean, sample)
-    if list(sample.columns) != list(original.columns) or not (host(sample["x"]) == host(original["x"])).all():
+    # (learner review 32: an in-place sort made the comparison itself fail, "Can only compare identically-labeled Series")
+    same_rows = len(sample) == len(original) and list(host(sample.index)) == list(host(original.index))
+    if list(sample.columns) != list(original.columns) or not same_rows or not (host(sample["x"]).to_numpy() == host(original["x"]).to_numpy()).all():
         raise Hint(
             "demean changed the frame it was given (an assignment into its argument). On a cluster that frame may be the "
             "persisted data itself, which would then change for every later cell. demean must leave its argument as it "

@@ -57,6 +57,8 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); {describe(local)} is not.")
     n_cols = int(ns["N_COLS"])
     if local.shape != (n_cols,):
+        if local.size == n_cols:  # (learner review 32: reshape(1, -1) was told to "sum over the rows")
+            raise Hint(f"col_sums_local has shape {local.shape}: the {n_cols} sums are there, with an extra axis. Keep them 1-D, shape ({n_cols},).")
         raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
     expected = host(ns["x"].sum(axis=0).compute())
     if not np.allclose(local, expected):
@@ -148,6 +150,11 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "fraction")
     _memory_in_use(answer_cell(ns, "fraction"), value)
     fresh(ns, ("fraction",))
+    if isinstance(value, str) and not value.strip().endswith("%"):  # (learner review 32: str(share) was Correct)
+        raise Hint(
+            "fraction is a str holding a plain number: the question asks for a number (the fraction itself) or a "
+            "percentage string ending in '%'. Keep the number as a number."
+        )
     given = as_fraction(value)
     limits = [int(w["memory_limit"]) for w in scheduler_view.workers(ns["session"].client).values()]
     x = ns["x"]

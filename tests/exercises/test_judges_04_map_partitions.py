@@ -351,3 +351,9 @@ def test_review_30_04_2_a_count_rounded_by_hand_is_refused(client, monkeypatch):
     assert_refused("04-2", client, "n = len(ddf.partitions[2])\nrows_in_partition_2 = n - n % 2", "did not give 1 fewer")
     _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2])")
     assert verdict.correct, verdict.message
+
+
+def test_review_32_04_1_an_in_place_sort_inside_demean_is_named(client):
+    """Learner review 32: `df.sort_values("id", inplace=True)` inside demean made the check fail with a pandas error."""
+    code = "def demean(df):\n    df.sort_values('id', inplace=True)\n    return df.assign(x_demeaned=df.x - df.x.mean())\ndemeaned = ddf.map_partitions(demean)"
+    assert_refused("04-1", client, code, "demean changed the frame it was given", not_said="could not be checked")

@@ -253,3 +253,13 @@ def test_review_31_06_2_a_share_formatted_to_one_digit_is_named_as_rounded(clien
     code = WORKERS + 'fraction = float(f"{x.nbytes / sum(limits):.1g}")'
     verdict = judge("06-2", run_without(code, "06-2", client))
     assert not verdict.correct and "rounded so far" in verdict.message and "GB" not in verdict.message, verdict.message
+
+
+def test_review_32_06_2_a_number_in_a_str_is_refused(client):
+    verdict = judge("06-2", run_without(WORKERS + "fraction = str(x.nbytes / sum(limits))", "06-2", client))
+    assert not verdict.correct and "a str holding a plain number" in verdict.message, verdict.message
+
+
+def test_review_32_06_1_the_sums_with_an_extra_axis_are_named(client):
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute()).reshape(1, -1)"
+    assert_refused("06-1", client, code, "with an extra axis", not_said="sum over the rows")

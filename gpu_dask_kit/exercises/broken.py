@@ -132,7 +132,13 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
         sign = next((sign for sign in _WHY if sign in err), "")
         why = _WHY.get(sign, "") or _local_scheduler(err, source) or _refused(err, source)
-        if sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
+        if sign == "NoValidWorkerError" and "workers=" in source:  # (learner review 32: a pin to workers by name)
+            why = (
+                "no worker can run the tasks: they are pinned to workers by name (workers=...), and those workers do not "
+                "offer what the tasks ask for (resources=...). Ask only for what the task needs, without workers=, and "
+                "let the scheduler find a worker that offers it. So "
+            )
+        elif sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
             why = (
                 "no worker offers what the tasks ask for: compare the amount each task asks for (resources=...) with what "
                 "the workers offer (session.client.scheduler_info()['workers'][...]['resources']); a task asking for more "

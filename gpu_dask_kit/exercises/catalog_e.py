@@ -168,7 +168,10 @@ def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any
     if cell is None:
         return None
     keys = {f.key for f in futures}
-    for name in sorted(names_read(cell, ns) - {"slot_futures"}):
+    tree = _parse(cell)
+    # a name the cell itself stores (a loop's `one_task = client.submit(...)`) holds what the cell made (learner review 32)
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} if tree is not None else set()
+    for name in sorted(names_read(cell, ns) - {"slot_futures"} - stored):
         value = ns.get(name)
         held = value if isinstance(value, (list, tuple)) else [value]
         if any(isinstance(f, Future) and f.key in keys for f in held):  # (a list of Delayed has the same keys: review 21)

@@ -200,27 +200,28 @@ def test_review_26_08_2_one_result_repeated_is_refused(code, said, client):
     assert_refused("08-2", client, code, said)
 
 
-def test_review_27_08_2_a_failed_resource_request_says_the_futures_are_reused(client):
-    """Learner review 27: resources= corrected, the cell run again, and map handed back the failed futures (pure keys)."""
+def _judged_after_no_valid_worker(client, answer):
+    """08-2 judged after ``answer`` (its cell) raised NoValidWorkerError when it ran."""
     ns = notebook_namespace("08-2", client)
-    answer = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1})\nslot_workers = session.client.gather(slot_futures)"
     shell = RaisedShell("NoValidWorkerError: Attempted to run task on a cluster ... timed out after 10.00 s waiting for a valid worker.")
     ns.update(slot_futures=..., slot_workers=..., get_ipython=lambda: shell)
     ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-2", globals())']
-    verdict = judge("08-2", ns)
+    return judge("08-2", ns)
+
+
+def test_review_27_08_2_a_failed_resource_request_says_the_futures_are_reused(client):
+    """Learner review 27: resources= corrected, the cell run again, and map handed back the failed futures (pure keys)."""
+    answer = "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1})\nslot_workers = session.client.gather(slot_futures)"
+    verdict = _judged_after_no_valid_worker(client, answer)
     assert not verdict.correct and "add pure=False" in verdict.message and "worker.. when" not in verdict.message, verdict.message
 
 
 def test_review_30_08_2_a_request_larger_than_any_worker_with_pure_false_is_not_told_to_add_it(client):
     """Learner review 30: resources={'GPU_SLOT': 2}, pure=False was told to add pure=False."""
-    ns = notebook_namespace("08-2", client)
     answer = (
         "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 2}, pure=False)\nslot_workers = session.client.gather(slot_futures)"
     )
-    shell = RaisedShell("NoValidWorkerError: Attempted to run task on a cluster ... timed out after 10.00 s waiting for a valid worker.")
-    ns.update(slot_futures=..., slot_workers=..., get_ipython=lambda: shell)
-    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-2", globals())']
-    verdict = judge("08-2", ns)
+    verdict = _judged_after_no_valid_worker(client, answer)
     assert not verdict.correct and "compare the amount each task asks for" in verdict.message and "add pure=False" not in verdict.message, verdict.message
 
 
@@ -228,3 +229,22 @@ def test_review_27_08_1_a_share_written_as_arithmetic_is_told_to_use_a_decimal(c
     flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 1/2 --scheduler-file /shared/scheduler.json"
     verdict = judge("08-1", _run(f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)", "08-1", client))
     assert not verdict.correct and "write the share as a decimal" in verdict.message, verdict.message
+
+
+def test_review_32_08_2_a_loop_keeping_each_future_in_a_name_passes(client):
+    """Learner review 32: the loop's own temporary name was taken for futures "another cell started"."""
+    code = (
+        "slot_futures = []\nfor i in range(4):\n    one_task = session.client.submit(where_am_i, i, resources={'GPU_SLOT': 1}, pure=False)\n"
+        "    slot_futures.append(one_task)\nslot_workers = session.client.gather(slot_futures)"
+    )
+    _, verdict = judged_cell("08-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_review_32_08_2_a_pin_to_a_worker_without_the_resource_is_named(client):
+    answer = (
+        "slot_futures = session.client.map(where_am_i, [0, 1, 2, 3], resources={'GPU_SLOT': 1}, workers=['plain'], pure=False)\n"
+        "slot_workers = session.client.gather(slot_futures)"
+    )
+    verdict = _judged_after_no_valid_worker(client, answer)
+    assert not verdict.correct and "pinned to workers by name" in verdict.message, verdict.message

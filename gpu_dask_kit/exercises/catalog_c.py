@@ -150,17 +150,17 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     require_computed(value, "fraction")
     _memory_in_use(answer_cell(ns, "fraction"), value)
     fresh(ns, ("fraction",))
-    if isinstance(value, str) and not value.strip().endswith("%"):  # (learner review 32: str(share) was Correct)
-        raise Hint(
-            "fraction is a str holding a plain number: the question asks for a number (the fraction itself) or a "
-            "percentage string ending in '%'. Keep the number as a number."
-        )
     given = as_fraction(value)
     limits = [int(w["memory_limit"]) for w in scheduler_view.workers(ns["session"].client).values()]
     x = ns["x"]
     expected = x.nbytes / sum(limits)
     if given is None:
         raise Hint(f"fraction should be a number (a fraction) or a percent string; {describe(value)} is not.")
+    if isinstance(value, str) and not value.strip().endswith("%") and close(given, expected, rel=0.01):  # (learner review 32)
+        raise Hint(
+            "fraction is a str holding a plain number: the question asks for a number (the fraction itself) or a "
+            "percentage string ending in '%'. Keep the number as a number."
+        )
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")

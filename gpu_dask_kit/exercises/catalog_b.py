@@ -18,7 +18,7 @@ from .grouping import grouped_on_cluster, per_name
 from .judging import describe, from_cell, host, is_lazy, require_computed, require_persisted, require_worked_on
 from .lineage import made_from
 from .model import Exercise, Hint
-from .replay import Replay, _assigned, _parse, answer_cell, nodes_making
+from .replay import Replay, _assigned, _parse, answer_cell, rounding_calls
 from .stale import remade_after
 from .values import as_number
 from .zeroed import require_contributes, require_no_chooser
@@ -543,9 +543,8 @@ def _not_following_shorter(ns: dict[str, Any], ddf: Any, number: float) -> bool:
 
 def _rounds_to_tens(cell: str | None, name: str) -> bool:
     """True when the statements making ``name`` call ``round(..., -k)`` (rounding to tens, hundreds, ...)."""
-    tree = _parse(cell) if cell is not None else None
-    for node in nodes_making(tree, name) if tree is not None else ():
-        digits = node.args[1] if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "round" and len(node.args) == 2 else None
+    for call in rounding_calls(cell, name):
+        digits = call.args[1] if isinstance(call.func, ast.Name) and call.func.id == "round" and len(call.args) == 2 else None
         if isinstance(digits, ast.UnaryOp) and isinstance(digits.op, ast.USub):
             return True
     return False

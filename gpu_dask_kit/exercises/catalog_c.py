@@ -19,24 +19,13 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import Replay, _parse, answer_cell, nodes_making, rounding_in, typed_in
+from .replay import Replay, _parse, answer_cell, rounding_calls, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
 from .zeroed import require_contributes, require_no_chooser
 
 # --- 06 · persist vs compute -------------------------------------------------------------------------
-
-
-def _rounds(cell: str | None, name: str) -> str | None:
-    """``round(...)`` (or around, floor, ceil, trunc) when the statements making ``name`` call one, else None."""
-    tree = _parse(cell) if cell is not None else None
-    for node in nodes_making(tree, name) if tree is not None else ():
-        func = node.func if isinstance(node, ast.Call) else None
-        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        if called in ("round", "around", "floor", "ceil", "trunc", "rint"):
-            return f"{called}(...)"
-    return None
 
 
 def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -70,9 +59,11 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             + "): "
             "keep the values as the workers computed them."
         )
-    rounding = _rounds(answer_cell(ns, "col_sums_local"), "col_sums_local")
-    if rounding is not None:  # (learner review 30: .round(6) changed them by less than the tolerance a GPU needs)
-        raise Hint(f"col_sums_local holds the column sums changed after they came back ({rounding}): keep the values as the workers computed them.")
+    rounding = rounding_calls(answer_cell(ns, "col_sums_local"), "col_sums_local")
+    if rounding:  # (learner review 30: .round(6) changed them by less than the tolerance a GPU needs)
+        called = rounding[0].func
+        what = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "round")
+        raise Hint(f"col_sums_local holds the column sums changed after they came back ({what}(...)): keep the values as the workers computed them.")
     if not np.allclose(host(persisted.compute()), expected):
         raise Hint("col_sums_persisted is persisted, but does not hold the column sums of x.")
     found = from_cell(ns, ("col_sums_local", "col_sums_persisted"), values=("col_sums_local",))

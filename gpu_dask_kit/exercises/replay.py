@@ -32,6 +32,7 @@ __all__ = [
     "answer_cell",
     "typed_in",
     "rounding_in",
+    "rounding_calls",
     "changed_after",
     "nodes_making",
     "replay",
@@ -234,6 +235,26 @@ def typed_in(cell: str, name: str) -> bool:
         return False
     value = evaluated_string(value) or value
     return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
+
+
+#: Calls that round a value (as a function, ``np.round(v)``, or a method, ``v.round()``).
+ROUNDING = ("round", "around", "floor", "ceil", "trunc", "rint")
+
+
+def rounding_calls(cell: str | None, name: str) -> list[ast.Call]:
+    """The rounding calls (:data:`ROUNDING`) in the statements of ``cell`` that make ``name``, outermost first.
+
+    >>> [ast.unparse(c) for c in rounding_calls("n = len(p)\\nm = round(n, -2)\\nk = n", "m")]
+    ['round(n, -2)']
+    """
+    tree = _parse(cell) if cell is not None else None
+    found = []
+    for node in nodes_making(tree, name) if tree is not None else ():
+        func = node.func if isinstance(node, ast.Call) else None
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if isinstance(node, ast.Call) and called in ROUNDING:
+            found.append(node)
+    return found
 
 
 def rounding_in(cell: str | None) -> int | None:

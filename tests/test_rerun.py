@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from distributed import Client, LocalCluster
 
-from gpu_dask_kit.notebook.rerun import cells_making, explain_rerun
+from gpu_dask_kit.notebook.rerun import cells_making, explain_rerun, start_cell
 
 
 def test_a_name_made_from_itself_names_the_cell_that_made_it_first():
@@ -164,3 +164,13 @@ def test_after_a_restart_a_frame_made_again_comes_before_the_result_made_from_it
     ]
     text = explain_rerun(type("FutureCancelledError", (Exception,), {})("scheduler-restart"), {"In": history, "ddf": ddf, "result": result, "da": da})
     assert text is not None and text.index("In [4]") < text.index("In [2]") < text.index("In [3]"), text
+
+
+def test_a_failing_cell_that_ran_before_names_the_start_cell_by_the_number_it_shows_now():
+    """Review 32 (08): after the start cell re-ran as In [89], a cell that first ran after In [9] was told to re-run
+    "In [9] (starts the cluster)", a number no cell showed any more (the 08-2 check, on the other path, said In [89])."""
+    history = ["", "session = kit.start_cluster()", "print(session.client)", "session.close()", "session = kit.start_cluster()", "session.close()"]
+    history.append("print(session.client)")
+    assert start_cell(history) == 4
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history})
+    assert text is not None and "In [4]" in text and "In [1]" not in text, text

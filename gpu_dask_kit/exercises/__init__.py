@@ -33,7 +33,7 @@ from typing import Any
 
 from ..notebook import outcomes
 from ..notebook.cellreads import names_read
-from ..notebook.rerun import cause_of, cells_making, futures_in, restart_steps
+from ..notebook.rerun import cause_of, cells_making, futures_in, restart_cell, restart_steps
 from .broken import broken_cell, raised_cell
 from .cancels import own_cancel
 from .elsewhere import VALUES_WRITTEN_OUT, require_made_in_cell
@@ -145,7 +145,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
     if exercise.cluster and cluster_state(namespace) == "none":
         return Verdict(False, True, no_cluster(key, namespace))
     if exercise.cluster and cluster_closed(namespace):
-        return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names)))
+        return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names, after_start=True)))
     if exercise.cluster:
         client_of(namespace, *answers.values())  # adds the submissions' ledger to the cluster (see ledger.py) if not there yet
     gone = _gone(answers)
@@ -163,7 +163,7 @@ def judge(key: str, namespace: dict[str, Any]) -> Verdict:
         if _not_made(err, namespace):
             return Verdict(False, True, NOT_MADE.format(key=key, name=err.args[0], cells=_making(namespace, err.args[0])))
         if (exercise.cluster and cluster_closed(namespace)) or cause_of(err) in ("closed", "session-closed"):  # (01 after close)
-            return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names)))
+            return Verdict(False, True, CLOSED.format(key=key, start=_start(namespace), cells=_remake(namespace, exercise.names, after_start=True)))
         if exercise.cluster and own_cancel(namespace, exercise.names) and "Cancelled" in type(err).__name__:
             return Verdict(False, True, CANCELS.format(key=key, call=own_cancel(namespace, exercise.names)))
         if exercise.cluster and any(s in f"{type(err).__name__}: {err}" for s in CLOSED_SIGNS):
@@ -262,11 +262,13 @@ def _start(namespace: dict[str, Any]) -> str:
     return f": {steps}" if steps else " (the one with `session = kit.start_cluster(...)`)"
 
 
-def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...]) -> str:
-    """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell)."""
+def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...], after_start: bool = False) -> str:
+    """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell).
+    ``after_start``: the sentence names the start cell first, so that cell is not named again (learner review 32, 02)."""
     cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
     reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
-    steps = remake_steps({k: v for k, v in namespace.items() if k not in answer_names}, reads)
+    start = restart_cell(namespace) if after_start and isinstance(namespace.get("In"), list) else None
+    steps = remake_steps({k: v for k, v in namespace.items() if k not in answer_names}, reads, named=(start,) if start else ())
     return f"{steps} (their data is gone), then " if steps else ""
 
 

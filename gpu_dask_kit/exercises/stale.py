@@ -58,15 +58,16 @@ def gone_names(namespace: dict[str, Any], reads: set[str] | None = None) -> str 
     return ", ".join(parts[:6])
 
 
-def remake_steps(namespace: dict[str, Any], reads: set[str] | None = None) -> str | None:
+def remake_steps(namespace: dict[str, Any], reads: set[str] | None = None, named: tuple[int, ...] = ()) -> str | None:
     """ "the cell that makes `x` (In [3]), then the cell that makes `s` (In [6])": the cells to run again, in order, for
     the names whose data on the cluster is gone (only those in ``reads``, when given), with the gone data THOSE cells
-    read first (`s` made from a persisted `x` that a restart cancelled too); None: nothing is gone."""
+    read first (`s` made from a persisted `x` that a restart cancelled too); None: nothing is gone. ``named``: cells the
+    sentence names already (the start cell), left out."""
     stale = [n for n in stale_names(namespace, "restarted") + stale_names(namespace, "closed") if n not in ("session", "client")]
     wanted = [n for n in dict.fromkeys(stale) if reads is None or n in reads]
     if not wanted:
         return None
-    return steps_to_remake({**namespace, "In": _history(namespace)}, wanted, gone=stale) or gone_names(namespace, reads)
+    return steps_to_remake({**namespace, "In": _history(namespace)}, wanted, gone=stale, named=named) or (None if named else gone_names(namespace, reads))
 
 
 def remade_after(namespace: dict[str, Any], data: str, answer: str) -> str | None:

@@ -25,7 +25,18 @@ from typing import Any
 
 from .cellreads import cell_of, cells_making, cells_needed, gone_path, names_read
 
-__all__ = ["explain_rerun", "restart_steps", "stale_names", "cell_of", "cells_making", "cause_of", "futures_in", "start_cell", "steps_to_remake"]
+__all__ = [
+    "explain_rerun",
+    "restart_cell",
+    "restart_steps",
+    "stale_names",
+    "cell_of",
+    "cells_making",
+    "cause_of",
+    "futures_in",
+    "start_cell",
+    "steps_to_remake",
+]
 
 _NO_FILES = "No files satisfy the `parquet_file_extension` criteria"  # dask.dataframe.read_parquet of an empty folder
 _RESTARTED = ("scheduler-restart", "lost dependencies", "Scheduler has restarted", "lost dependency")
@@ -135,15 +146,13 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
         names = "|".join(re.escape(name) for name in reads if name in made) or "session"
         then = cell_of(past[: ran[-1]], rf"^(?:{names})\s*=.*start_cluster\(")
         if then:
-            return then
+            return _shown_number(past, then)
     set_up = cell_of(past, r"^session\s*=.*start_cluster\(")  # a cell whose own line starts the session
     if known and 0 < max(known) < len(history):
         recorded = max(known)
         if set_up and not re.search(r"^[A-Za-z_]\w*\s*=.*start_cluster\(", history[recorded], flags=re.MULTILINE):
             return set_up  # the recorded cell starts clusters only in a loop or a branch (07's scaling loop): not needed
-        # The same cell run again since (it reused the cluster): Jupyter shows that later number on it (review 14: In [2]
-        # was named while the cell showed [127]).
-        return max((n for n in range(recorded, len(past)) if past[n].strip() == history[recorded].strip()), default=recorded)
+        return _shown_number(past, recorded)
     for pattern in (r"^session\s*=.*start_cluster\(", r"^\s*session\s*=.*start_cluster\(", r"start_cluster\("):
         found = cell_of(past, pattern)
         if found:
@@ -151,9 +160,19 @@ def start_cell(history: list[str], started_in: int | Mapping[str, int] | None = 
     return None
 
 
-def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], start: int | None) -> str:
+def _shown_number(past: list[str], number: int) -> int:
+    """The number Jupyter now shows on the cell that ran as ``In [number]``: the same cell run again since gets the later
+    one (review 14: In [2] was named while the cell showed [127]; review 32, 08: In [9] while it showed [89]).
+
+    >>> _shown_number(["", "session = kit.start_cluster()", "x = 1", "session = kit.start_cluster()"], 1)
+    3
+    """
+    return max((n for n in range(number, len(past)) if past[n].strip() == past[number].strip()), default=number)
+
+
+def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], start: int | None, skip: set[int] | None = None) -> str:
     """The cells to run, in order: the start cell (and the cells making the files it reads that are gone), then the
-    cells making the stale names (or gone files) the failing cell reads, each with what it makes."""
+    cells making the stale names (or gone files) the failing cell reads, each with what it makes (not those in ``skip``)."""
     past = history[:-1]
 
     def needed(name: str) -> bool:
@@ -171,7 +190,7 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
     if start and len(steps) == 1:
         steps = [f"the cell that starts the cluster (In [{start}])"]
     groups: list[tuple[str, list[int]]] = []  # consecutive cells that make the same names: one step
-    for number in cells:
+    for number in (c for c in cells if c not in (skip or set())):
         what = ", ".join([f"`{n}`" for n in made if number in making(n)][:3])
         if groups and groups[-1][0] == what:
             groups[-1][1].append(number)
@@ -192,22 +211,28 @@ def restart_steps(namespace: Mapping[str, Any]) -> str | None:
     'the cell that starts the cluster (In [2])'
     """
     history = [str(s) for s in namespace.get("In", [])] + ["session"]  # as if one cell read just the session
-    start = start_cell(history, None, {"session"})
+    start = restart_cell(namespace)
     return _steps(history, namespace, set(), start) if start else None
 
 
-def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str], gone: Iterable[str] = ()) -> str | None:
+def restart_cell(namespace: Mapping[str, Any]) -> int | None:
+    """The execution number of the cell :func:`restart_steps` names as the one that starts the cluster (None: none)."""
+    return start_cell([str(s) for s in namespace.get("In", [])] + ["session"], None, {"session"})
+
+
+def steps_to_remake(namespace: Mapping[str, Any], names: Iterable[str], gone: Iterable[str] = (), named: Iterable[int] = ()) -> str | None:
     """The cells to run again, in order, to make ``names`` afresh (and what they need that is gone), as the re-run
     sentence says them: "the cell that makes `x` (In [5]), then ..." (None when no cell in ``In`` makes them).
     For messages that know the stale names themselves (the exercise checks): the failing cell's reads do not count.
     ``gone``: other names whose data is gone too; the cells making those that the cells above read come first.
+    ``named``: cells the sentence names already (the start cell, run first): not named again.
 
     >>> steps_to_remake({"In": ["", "x = da.ones(9)", "y = x.persist()", "check()"]}, ["y"])
     'the cell that makes `y` (In [2])'
     """
     wanted = [name for name in names if name.isidentifier()]
     history = [str(s) for s in namespace.get("In", [])] + [" ".join(wanted)]  # as if one cell read just these
-    return _steps(history, namespace, set(wanted) | set(gone), None) or None
+    return _steps(history, namespace, set(wanted) | set(gone), None, skip=set(named)) or None
 
 
 def explain_rerun(

@@ -159,3 +159,32 @@ def test_review_24_02_1_the_two_norms_in_two_computations_pass_with_a_note(clien
 def test_review_30_02_1_refused_for_what_the_cell_did(formula, said, client):
     code = f"approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = {formula}"
     assert_refused("02-1", client, code, said)
+
+
+def test_review_32_02_1_after_the_close_the_start_cell_that_also_makes_the_data_is_named_once(client):
+    """After the close cell, the check said "the cell that starts the cluster (In [6]), then the cell that makes `s`, `u`,
+    `v` (In [6])": the cell that starts the cluster again (notebook 02's "Back to the first cluster") makes them too."""
+    import dask
+    import dask.array as da
+    from distributed import Client
+
+    from gpu_dask_kit.exercises import judge
+
+    from ..test_exercises_corpus import Session
+
+    answer = "rank10_error = float((da.linalg.norm(x - (u[:, :10] * s[:10]) @ v[:10, :]) / da.linalg.norm(x)).compute())"
+    ns = _run(answer, "02-1", client)
+    other = Client(client.scheduler.address, set_as_default=False)
+    try:
+        x = other.persist(da.random.default_rng(3).random((400, 30), chunks=(100, 30)))
+        u, s, v = other.persist(list(da.linalg.svd(x)))
+    finally:
+        other.close()
+    again = (
+        "big = None\nsession = kit.start_cluster()\nx = random_array((400, 30), chunks=(100, 30), seed=12).persist()\nu, s, v = dask.persist(*da.linalg.svd(x))"
+    )
+    history = ["", "import gpu_dask_kit as kit", "session = kit.start_cluster()", "x = random_array((400, 30), chunks=(100, 30), seed=12)", "x = x.persist()"]
+    history += ["u, s, v = dask.persist(*da.linalg.svd(x))", again, answer, 'exercises.check("02-1", globals())']
+    ns.update(x=x, u=u, s=s, v=v, dask=dask, session=Session(other), In=history)
+    verdict = judge("02-1", ns)
+    assert "the cell that starts the cluster (In [6]), then your answer cell" in verdict.message, verdict.message

@@ -17,9 +17,9 @@ DIAGNOSES = [
     ("03-1", "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute()", "never combined", "Group by the name column"),
     ("04-1", "def demean(df):\n    return df.x - df.x.mean()\n\ndemeaned = ddf.map_partitions(demean)", "it returned a Series", "returned none"),
     ("05-2", FITS + "x0_results = dask.compute(*lazy_fits[:2]) + dask.compute(*lazy_fits[2:])", "the scheduler received 2", "one .compute() after"),
-    ("07-1", "rows_per_name = processed.groupby('x').size().compute()", "grouped by another column", "raw input"),
+    ("07-1", "rows_per_name = processed.groupby('x').size().compute()", "counts the values of the column 'x'", "raw input"),
     ("09-1", "total_future = session.client.map(square, range(10))", "list of 10 futures", "here in the notebook"),
-    ("09-1", "total_future = session.client.submit(lambda n: sum(square(i) for i in range(n)), 10)", "inside one function", "came back first"),
+    ("09-1", "total_future = session.client.submit(lambda n: sum(square(i) for i in range(n)), 10)", "made inside that one function", "came back first"),
     ("09-2", "partition_bytes = '4GB'", "powers of 1000", "in GiB"),
 ]
 

@@ -131,7 +131,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         if missing:
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
         sign = next((sign for sign in _WHY if sign in err), "")
-        why = _WHY.get(sign, "") or _local_scheduler(err, source) or _refused(err, source)
+        why = _WHY.get(sign, "") or _local_scheduler(err, source) or _refused(err, source) or _none_read(err, source, namespace) or _spelled(err, source)
         if sign == "NoValidWorkerError" and "workers=" in source:  # (learner review 32: a pin to workers by name)
             why = (
                 "no worker can run the tasks: they are pinned to workers by name (workers=...), and those workers do not "
@@ -151,6 +151,37 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             "that cell run to its end without an error, run it, then this check."
         )
     return None
+
+
+def _none_read(err: str, source: str, namespace: dict[str, Any]) -> str:
+    """What ``'NoneType' object has no attribute`` means when the cell reads a name that holds None (said before the
+    rest; learner review 33, 06-2: ``x_persisted.nbytes`` after the cell that drops x_persisted)."""
+    if "'NoneType' object has no attribute" not in err:
+        return ""
+    tree = _parse(source)
+    read = [n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)] if tree is not None else []
+    empty = [name for name in dict.fromkeys(read) if name in namespace and namespace[name] is None]
+    if not empty:
+        return ""
+    return (
+        f"`{empty[0]}` holds None in this notebook now: a cell set it to None (the lesson does that to drop data from the "
+        "workers), so it has no attributes. Use a name that still holds the data, or make it again first. So "
+    )
+
+
+def _spelled(err: str, source: str) -> str:
+    """What a KeyError means when the cell passes a name in parentheses, ``(f)``, as an argument: a one-element tuple
+    without its comma is the str itself, read letter by letter as column names (learner review 33, 05-1:
+    ``fit_ols(data, (f))`` raised "None of [Index(['x', '0'] ...] are in the [columns]")."""
+    bare = re.search(r"[,(]\s*\(\s*([A-Za-z_]\w*)\s*\)\s*[,)]", source)
+    if not err.startswith("KeyError") or bare is None:
+        return ""
+    name = bare.group(1)
+    return (
+        f"your answer cell passes ({name}) as an argument: parentheses alone do not make a tuple, so it is {name} itself "
+        f"(a str), and a str is read letter by letter where column names are expected. A tuple of one item needs a comma: "
+        f"({name},), not ({name}). So "
+    )
 
 
 def _local_scheduler(err: str, source: str) -> str:

@@ -49,6 +49,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             "a holds the squares already (its first values are 0, 1, 4): a is the numbers 0 ... N-1 themselves, and total squares them and adds them up."
         )
+    pieces = isinstance(total, np.ndarray) and total.dtype == object and total.size > 0 and all(is_lazy(p) for p in total.ravel())
+    if pieces:  # (learner review 33: .to_delayed() was told "already computed")
+        raise Hint(
+            "total is a NumPy array of Delayed objects (to_delayed() splits a Dask array into one delayed piece per chunk): "
+            "nothing is computed yet, but it is no longer one Dask expression. Leave total the lazy sum of the squares of a."
+        )
     if not is_lazy(total):
         raise Hint(
             f"total is {describe(total)}, already computed (or typed in): leave it lazy, a Dask expression built "

@@ -30,7 +30,10 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = "one value per name, but not the largest y of each: check which column and which aggregation you used."
     require_computed(ans["max_y_by_name"], "max_y_by_name")
     require_no_notebook_rows(ns, "max_y_by_name", "ddf")
+    if ".sample(" in (answer_cell(ns, "max_y_by_name") or ""):  # (learner review 33: told to check the column and aggregation)
+        raise Hint("your answer cell takes a sample of the rows (.sample): the largest y of each name must come from all of its rows.")
     per_name(ans["max_y_by_name"], "max_y_by_name", ns["ddf"].groupby("name").y.max().compute(), wrong, answer_cell(ns, "max_y_by_name"))
+    _follows_every_row(ns)
     found = from_cell(ns, ("max_y_by_name",), values=("max_y_by_name",))
     require_contributes(found.cell if found is not None else answer_cell(ns, "max_y_by_name"), "max_y_by_name", ns)
     if found is None:  # not in IPython: the scheduler's record of work on ddf
@@ -38,6 +41,27 @@ def _judge_03_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     else:
         grouped_on_cluster(found, ns["ddf"], "ddf", "max_y_by_name", "the largest y of each name")
     return "the largest y of each name."
+
+
+def _follows_every_row(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell, run again on the same frame with every y lower by the same amount, does not
+    give the largest y of each name of that frame (learner review 33: ``ddf[ddf.y > 0].groupby(...)`` was right only
+    because every name's largest y is positive here)."""
+    import numpy as np
+
+    lower = {name: ns[name].assign(y=ns[name].y - 1000.0) for name in ("ddf", "raw") if is_lazy(ns.get(name))}
+    again = value_when(ns, "max_y_by_name", lower)
+    if again is Ellipsis or not hasattr(again, "index"):
+        return
+    want = host(lower["ddf"].groupby("name").y.max().compute()).sort_index()
+    got = host(again).sort_index()
+    same = len(got) == len(want) and list(got.index) == list(want.index) and bool(np.allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float)))
+    if not same:
+        raise Hint(
+            "max_y_by_name does not follow the data: run again on the same frame with every y lower by the same amount, "
+            "your answer cell no longer gives the largest y of each name (it keeps only some rows first? a filter on y?). "
+            "Here it agrees only because of this data: take the largest y over all of each name's rows."
+        )
 
 
 def _persist_thrown_away(cell: str | None) -> str | None:
@@ -245,6 +269,37 @@ class _Started(Exception):
 
 def _refuse(*args: Any, **kwargs: Any) -> Any:
     raise _Started
+
+
+def _follows_its_partition(demean: Any, original: Any, out: Any) -> None:
+    """A :class:`Hint` unless demean works from the partition alone: given the partition with every x larger by the same
+    amount, x_demeaned must stay as it was (learner review 33: means per day computed in the notebook and looked up
+    inside demean, right only because each partition is one day)."""
+    moved = original.copy()
+    moved["x"] = moved["x"] + 1000.0
+    try:
+        again = _run_alone(demean, moved)
+        follows = bool((abs(host(again["x_demeaned"]).to_numpy() - host(out["x_demeaned"]).to_numpy()) <= 1e-6).all())
+    except Hint:
+        raise
+    except Exception:
+        follows = False
+    if not follows:
+        outside = _values_read_from_outside(demean)
+        reads = f" (demean reads {', '.join(f'`{n}`' for n in outside)}, made outside it)" if outside else ""
+        raise Hint(
+            "demean does not work from the partition alone: given the same partition with every x larger by the same "
+            f"amount, x_demeaned should stay as it was (the partition's own mean moves with its values), but it changed{reads}. "
+            "Work out each partition's mean inside demean, from the partition it is given."
+        )
+
+
+def _values_read_from_outside(demean: Any) -> list[str]:
+    """The global names demean reads that hold data or numbers (not functions or modules)."""
+    code, found = getattr(demean, "__code__", None), getattr(demean, "__globals__", {})
+    names = [n for n in (code.co_names if code is not None else ()) if n in found]
+    data = [n for n in names if not callable(found[n]) and not inspect.ismodule(found[n])]
+    return [n for n in data if hasattr(found[n], "__len__") or isinstance(found[n], (int, float))]
 
 
 def _run_alone(demean: Any, sample: Any) -> Any:
@@ -498,6 +553,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     wrong = [i for i, (_, e) in enumerate(found) if e > 1e-9]
     if wrong:  # (learner review 28: another column, demeaned, in one partition only)
         raise Hint(f"in partition {wrong[0]}, x_demeaned is not x minus the mean of x: every partition must subtract its own mean of x from x.")
+    _follows_its_partition(demean, original, out)
     _unchanged(ns)
     seen = "checked against its fingerprint" if ns.get("ddf_fingerprint") is not None else "its columns are as declared"
     direct = (

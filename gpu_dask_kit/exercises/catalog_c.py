@@ -45,11 +45,20 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not isinstance(local, np.ndarray):
         raise Hint(f"col_sums_local should be a NumPy array (the values, here in the notebook); {describe(local)} is not.")
     n_cols = int(ns["N_COLS"])
+    expected = host(ns["x"].sum(axis=0).compute())
     if local.shape != (n_cols,):
         if local.size == n_cols:  # (learner review 32: reshape(1, -1) was told to "sum over the rows")
             raise Hint(f"col_sums_local has shape {local.shape}: the {n_cols} sums are there, with an extra axis. Keep them 1-D, shape ({n_cols},).")
+        if (
+            local.ndim == 1 and 0 < local.size < n_cols and any(np.allclose(local, expected[i : i + local.size]) for i in range(n_cols - local.size + 1))
+        ):  # (learner review 33: [:25] was told to "sum over the rows")
+            raise Hint(f"col_sums_local holds {local.size} of the column sums, not all {n_cols} (a slice after they came back?): keep every column's sum.")
         raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
-    expected = host(ns["x"].sum(axis=0).compute())
+    if not np.allclose(local, expected) and np.allclose(np.sort(local), np.sort(expected)):  # (learner review 33: .sort())
+        raise Hint(
+            "col_sums_local holds the column sums, but in another order (sorted or reordered after they came back): keep "
+            "them in the order of x's columns, one sum per column."
+        )
     if not np.allclose(local, expected):
         raise Hint("col_sums_local has one value per column, but not the column sums of x.")
     if not np.allclose(local, expected, rtol=1e-9, atol=0):  # (learner review 25: .astype(int), .round(2) passed)
@@ -74,6 +83,11 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     gpu = (
         ""
         if any(call in cell for call in ("to_host", ".get()", "asnumpy", ".to_numpy("))
+        else (  # (learner review 33: np.asarray(col_sums_persisted) was told about a .compute() it did not call)
+            " (On a GPU, the computed sums are a CuPy array, in GPU memory, which NumPy does not convert by itself: "
+            "np.asarray(...) of it raises TypeError. to_host(...) makes the NumPy copy the exercise asks for.)"
+        )
+        if "asarray(" in cell or "np.array(" in cell
         else (" (On a GPU, .compute() gives a CuPy array here, in GPU memory: to_host(...) makes it the NumPy copy the exercise asks for.)")
     )
     return f"the {n_cols} sums are held on the workers, and a NumPy copy is in the notebook.{gpu}"
@@ -267,6 +281,16 @@ def _counts_by_code(ns: dict[str, Any]) -> dict[int, int] | None:
         return None
 
 
+def _fewer_rows_per_code(got: Any, truth: dict[int, int]) -> bool:
+    """True when ``got`` counts whole rows per code (integers, at least one each) but no more than ``truth`` for every code:
+    the rows of some partitions (or some filtered out) were never counted."""
+    try:
+        pairs = [(truth[int(code)], n) for code, n in host(got).items()]
+    except (KeyError, TypeError, ValueError):
+        return False
+    return all(float(n).is_integer() and 1 <= n <= want for want, n in pairs)
+
+
 def _true_counts(ns: dict[str, Any]) -> list[int] | None:
     """The counts per code of the processed Parquet (``PROCESSED``), sorted, without their codes; None without it."""
     by_code = _counts_by_code(ns)
@@ -304,6 +328,9 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "were never combined. A Dask groupby (or value_counts) on the whole frame does both steps."
         )
     codes = set(ns["lookups"]["name"].values())
+    counted = getattr(got.index, "name", None)
+    if not set(got.index) <= codes and isinstance(counted, str) and counted != "name":  # (learner review 33: .id.value_counts())
+        raise Hint(f"rows_per_name counts the values of the column {counted!r}, not the name codes: count the rows per value of the name column.")
     if not set(got.index) <= codes:
         if set(got.index) <= set(ns["lookups"]["name"]):  # (learner review 31: codes turned back into names)
             raise Hint(
@@ -338,6 +365,12 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = int(got.sum())
     if total != int(ns["N_INPUT_ROWS"]) and total in _partition_rows(ns["PROCESSED"]):
         raise Hint("those are the counts of ONE partition of the data: count every row of the processed frame, not a part of it.")
+    by_code = _counts_by_code(ns)
+    if total < int(ns["N_INPUT_ROWS"]) and by_code is not None and _fewer_rows_per_code(got, by_code):  # (learner review 32: .partitions[:-1])
+        raise Hint(
+            "the counts add up to fewer rows than the processed data has: some rows were left out (a slice of the "
+            "partitions? a filter?). Count every row of the processed frame."
+        )
     if total != int(ns["N_INPUT_ROWS"]):
         raise Hint("the counts do not add up to the number of rows: count rows (not distinct values, not a column's sum).")
     by_code = _counts_by_code(ns)

@@ -62,10 +62,17 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Pass the host memory limit the question gives (with its unit, or in bytes).")
     pool = as_fraction(got.get("rmm_pool_size"))
+    if got.get("rmm_pool_size") is None and got.get("rmm_maximum_pool_size") is not None:  # (learner review 33)
+        raise Hint(
+            "script_options has no rmm_pool_size: --rmm-maximum-pool-size sets the pool's cap (how large it may grow), "
+            "not the pool itself. The question asks for the pool's size: its flag is --rmm-pool-size."
+        )
     if not close(pool, 0.5, abs_=1e-9):
         if isinstance(got.get("rmm_pool_size"), str) and "/" in got["rmm_pool_size"]:  # (learner reviews 26-27: "1/2")
             raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: a flag's value is text, not arithmetic: write the share as a decimal.")
-        raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction).")
+        if pool is not None and 0 < pool <= 1:  # a share, not the one asked (learner review 32: 0.05)
+            raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: a share of each GPU, but not the share the question gives for the pool.")
+        raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction between 0 and 1).")
     if got.get("scheduler_file") != "/shared/scheduler.json":
         raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")
     extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
@@ -76,13 +83,26 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         args = args[0]  # parser.parse_known_args: (the Namespace, the flags it did not know)
     _copied_from_args(got, args, ns["options_from_args"])
     if not isinstance(args, argparse.Namespace) or ns["options_from_args"](args) != got:
+        if _args_assigned_again(ns):
+            raise Hint(
+                "script_options is not what `args` gives now: `args` was assigned again after script_options was made from it, "
+                "so the check cannot tell which flags script_options came from. Parse the question's flags into args once, "
+                "make script_options from it, and assign nothing to args after that; then run this check again."
+            )
         raise Hint(
             "script_options was not made by the script's parser: there is no `args` from parser.parse_args in this "
             "notebook that gives this dict (typed by hand?). A script gets its options by parsing its flags: parse them "
             "into args, then turn args into the dict."
         )
-    made = (answer_cell(ns, "script_options") or "").split("options_from_args(")[-1]
-    if re.search(r"\w+\s*=\s*[\d'\"]", made.split(")", 1)[-1]) or re.search(r"[\"']\w+[\"']\s*:", made):
+    cell = answer_cell(ns, "script_options") or ""
+    written = getattr(_assigned(_parse(cell) or ast.Module(body=[], type_ignores=[]), "script_options"), "value", None)
+    if isinstance(written, ast.Dict) and None not in written.keys:  # ({**options_from_args(args)} is a copy)
+        raise Hint(  # (learner review 33: the right flags parsed, then the dict written out beside them)
+            "script_options is a dict written out in your answer cell, not what the parsed flags give: a script gets its "
+            "options from its command line only. Make script_options with the kit's function from args (see the cells above)."
+        )
+    made = cell.split("options_from_args(")[-1]
+    if "options_from_args(" in cell and (re.search(r"\w+\s*=\s*[\d'\"]", made.split(")", 1)[-1]) or re.search(r"[\"']\w+[\"']\s*:", made)):
         raise Hint(
             "your answer cell changes what options_from_args gives (a value written in beside it, such as n_workers=4): "
             "script_options must be what the parsed flags give, so that the flags alone decide the options."
@@ -137,6 +157,23 @@ def _set_by_hand(ns: dict[str, Any]) -> str | None:
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr":
             return f"{ast.unparse(node)}"
     return None
+
+
+def _args_assigned_again(ns: dict[str, Any]) -> bool:
+    """True when ``args`` is assigned after the statement that made script_options from it: later in the answer cell, or
+    in a later cell (learner reviews 31-32: ``args = parser.parse_args([])`` after the answer was taken for one typed by hand)."""
+    history = ns.get("In")
+    if not isinstance(history, list):
+        return False
+    trees = [_parse(source) if isinstance(source, str) else None for source in history]
+    made = max((i for i, tree in enumerate(trees) if tree is not None and _assigned(tree, "script_options") is not None), default=None)
+    if made is None:
+        return False
+    tree = trees[made]
+    assert tree is not None
+    statement = max(i for i, node in enumerate(tree.body) if _assigned(ast.Module(body=[node], type_ignores=[]), "script_options") is not None)
+    later = [ast.Module(body=tree.body[statement + 1 :], type_ignores=[]), *(t for t in trees[made + 1 :] if t is not None)]
+    return any(_assigned(t, "args") is not None for t in later)
 
 
 def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace | None:
@@ -207,6 +244,13 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     given = task_args(list(futures))
     if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
         raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
+    waits = _waits_in_the_submitting_loop(answer_cell(ns, "slot_futures"))
+    if waits is not None:  # (learner review 33; 09-1 refuses the same habit)
+        raise Hint(
+            f"your answer cell calls {waits} inside the loop that submits the tasks: it waits for each task's result, and "
+            "copies it here, before it submits the next, so the tasks run one after another whatever the cluster offers. "
+            "Submit all of them first, then gather their results in one step."
+        )
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
     if repeats is not None:
         raise Hint(
@@ -258,6 +302,24 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "this notebook (typed in?). Bring the futures' results back and store what they hold."
         )
     return "every task asked for a GPU_SLOT, and ran where one is offered."
+
+
+def _waits_in_the_submitting_loop(cell: str | None) -> str | None:
+    """ "fut.result()": a ``.result()`` or gather written in the body of a loop that also submits tasks (each task waited
+    for before the next is submitted); None otherwise.
+
+    >>> _waits_in_the_submitting_loop("for i in range(4):\\n    f = c.submit(g, i)\\n    out.append(f.result())")
+    'f.result()'
+    >>> _waits_in_the_submitting_loop("fs = [c.submit(g, i) for i in range(4)]\\nout = c.gather(fs)") is None
+    True
+    """
+    tree = _parse(cell) if cell is not None else None
+    for loop in (n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))) if tree is not None else ():
+        called = [(n, n.func.attr) for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+        waits = [call for call, attr in called if attr in ("result", "gather")]
+        if waits and any(attr in ("submit", "map") for _, attr in called):
+            return ast.unparse(waits[0])
+    return None
 
 
 def _returns_a_typed_name(cell: str | None, ns: dict[str, Any], workers: set[str]) -> str | None:
@@ -429,9 +491,9 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if not inputs:
         raise Hint(
-            "that task takes no futures as input: its inputs are plain values sent from this notebook (squares that came "
-            "back here first), or it computes the squares itself inside one function. Make the squares as futures on "
-            "the cluster first, then pass those futures to the summing task."
+            "that task takes no futures as input: what it adds up is plain values from this notebook (typed in, or squares "
+            "that came back here first) or is made inside that one function. Make the squares as futures on the cluster "
+            "first, then pass those futures to the summing task."
         )
     if any(key_split(k) == key_split(total.key) for k in inputs):
         raise Hint(

@@ -12,6 +12,7 @@ never Dask collections, futures, functions or modules.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import numbers
 from typing import Any
@@ -264,12 +265,26 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
             f"other data. Let {name} be what the computation itself returns."
         )
     source = made_elsewhere(cell, name, namespace)
+    if source is not None and isinstance(namespace.get(source), numbers.Real) and not isinstance(namespace.get(source), bool):
+        raise Hint(  # (learner review 33: speed_up = N_MAX, the largest cluster size)
+            f"{name} is `{source}`, a number the notebook sets in another cell (one of its parameters), not what this "
+            f"exercise asks you to work out. Let {name} be what this cell itself computes from the lesson's data."
+        )
     if source is not None:
+        calls = _calls_anything(cell)
         raise Hint(
             f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
-            f"were worked out before this cell ran (in another cell), whatever the Dask step of this cell computes. "
+            f"were worked out before this cell ran (in another cell){', whatever the Dask step of this cell computes' if calls else ''}. "
             f"Let {name} be what this cell itself computes."
         )
+
+
+def _calls_anything(cell: str | None) -> bool:
+    """True when the cell calls something (a Dask step it may take); True too when it cannot be read."""
+    try:
+        return cell is None or any(isinstance(node, ast.Call) for node in ast.walk(ast.parse(cell)))
+    except SyntaxError:
+        return True
 
 
 def typed_in_own_code(cell: str | None, name: str, key: str, namespace: dict[str, Any]) -> str | None:

@@ -234,3 +234,9 @@ def test_review_30_00_2_the_workers_dict_is_named(client):
 
 def test_review_30_00_1_a_holding_the_squares_is_named(client):
     assert_refused("00-1", client, "a = da.arange(N, chunks=N // 10) ** 2\ntotal = a.sum()", "a holds the squares already", not_said="Square every element")
+
+
+def test_review_33_00_1_to_delayed_is_named_as_delayed_pieces_not_as_computed(client):
+    assert_refused(
+        "00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().to_delayed()", "a NumPy array of Delayed objects", "already computed"
+    )

@@ -177,3 +177,15 @@ def test_review_31_03_2_a_persist_whose_result_is_thrown_away_is_named(client):
     exec(compile(code, "<answer 03-2>", "exec"), ns)
     verdict = judge("03-2", ns)
     assert not verdict.correct and "RETURNS a new frame" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("max_y_by_name = ddf[ddf.y > 0].groupby('name').y.max().compute()", "does not follow the data"),
+        ("max_y_by_name = ddf.query('y > 0.5').groupby('name').y.max().compute()", "does not follow the data"),
+        ("max_y_by_name = ddf.sample(frac=0.5, random_state=1).groupby('name').y.max().compute()", "takes a sample of the rows"),
+    ],
+)
+def test_review_33_03_1_rows_dropped_before_the_groupby_are_named(code, said, client):
+    assert_refused("03-1", client, code, said)

@@ -358,3 +358,15 @@ def test_review_32_04_1_an_in_place_sort_inside_demean_is_named(client):
     """Learner review 32: `df.sort_values("id", inplace=True)` inside demean made the check fail with a pandas error."""
     code = "def demean(df):\n    df.sort_values('id', inplace=True)\n    return df.assign(x_demeaned=df.x - df.x.mean())\ndemeaned = ddf.map_partitions(demean)"
     assert_refused("04-1", client, code, "demean changed the frame it was given", not_said="could not be checked")
+
+
+def test_review_33_04_1_means_computed_in_the_notebook_and_looked_up_in_demean_are_refused(client):
+    """Means per partition, computed before and looked up inside demean (by each partition's first index), were Correct:
+    right only because the lookup matches the partitions."""
+    code = (
+        "part_means = {str(df.index[0]): m for df, m in zip([ddf.partitions[i].compute() for i in range(ddf.npartitions)], "
+        "[ddf.partitions[i].x.mean().compute() for i in range(ddf.npartitions)])}\n"
+        "def demean(df):\n    return df.assign(x_demeaned=df.x - part_means[str(df.index[0])])\n\n"
+        "demeaned = ddf.map_partitions(demean, meta={**dict(ddf.dtypes), 'x_demeaned': 'float64'})"
+    )
+    assert_refused("04-1", client, code, "demean reads `part_means`, made outside it")

@@ -167,3 +167,12 @@ def test_review_31_05_2_a_fit_with_the_target_is_named(client):
     """Learner review 31: features taken from df.columns (y included) was told only "x0_results has 6 entries"."""
     code = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in df.columns if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
     assert_refused("05-2", client, code, "a fit with y itself")
+
+
+def test_review_33_05_1_a_one_element_tuple_without_its_comma_is_named_when_the_cell_raised(shell, client):
+    """`fit_ols(data_future, (f))` raised pandas' KeyError "None of [Index(['x', '0'] ...": the check said only that the
+    cell failed."""
+    code = "single_fits = [fit_ols(data_future, (f)) for f in features]\nout = dask.compute(*single_fits)\nbest_single_feature = max(out, key=lambda r: r[3])[0][0]"
+    ns = cells_in_shell(shell, "05-1", client, code)
+    verdict = judge("05-1", ns)
+    assert not verdict.correct and "(f,), not (f)" in verdict.message and "passes (f) as an argument" in verdict.message, verdict.message

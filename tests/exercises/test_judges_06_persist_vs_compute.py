@@ -263,3 +263,36 @@ def test_review_32_06_2_a_number_in_a_str_is_refused(client):
 def test_review_32_06_1_the_sums_with_an_extra_axis_are_named(client):
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute()).reshape(1, -1)"
     assert_refused("06-1", client, code, "with an extra axis", not_said="sum over the rows")
+
+
+@pytest.mark.parametrize(
+    ("after", "said"),
+    [
+        ("[:5]", "holds 5 of the column sums, not all"),
+        ("\ncol_sums_local.sort()", "but in another order"),
+    ],
+)
+def test_review_33_06_1_a_slice_or_a_sort_after_fetching_is_named(after, said, client):
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())" + after
+    assert_refused("06-1", client, code, said)
+
+
+def test_review_33_06_2_a_name_the_lesson_set_to_none_is_named_when_the_cell_raised(shell, client):
+    """`x_persisted.nbytes` after the cell that drops x_persisted: the check said only that the cell failed."""
+    from .helpers import cells_in_shell
+
+    ns = cells_in_shell(
+        shell,
+        "06-2",
+        client,
+        "x_persisted = None",
+        "fraction = x_persisted.nbytes / sum(w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values())",
+    )
+    verdict = judge("06-2", ns)
+    assert not verdict.correct and "`x_persisted` holds None in this notebook now" in verdict.message, verdict.message
+
+
+def test_review_33_06_1_np_asarray_of_the_persisted_sums_is_told_what_a_gpu_does_with_it(client):
+    """`np.asarray(col_sums_persisted)` passes on CPU; its note spoke of a .compute() the cell did not call."""
+    _, verdict = judged_cell("06-1", client, PERSIST + "col_sums_local = np.asarray(col_sums_persisted)")
+    assert verdict.correct and "np.asarray(...) of it raises TypeError" in verdict.message and ".compute() gives" not in verdict.message, verdict.message

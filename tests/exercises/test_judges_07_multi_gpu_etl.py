@@ -398,3 +398,39 @@ def test_review_30_07_1_counts_put_under_other_codes_are_refused(relabel, client
 )
 def test_review_31_07_1_what_happened_to_the_index_is_named(code, said, client):
     assert_refused("07-1", client, "import dask.dataframe as dd\n" + code, said)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "rows_per_name = dd.read_parquet(PROCESSED).partitions[:-1].name.value_counts().compute()",
+        "frame = dd.read_parquet(PROCESSED)\nrows_per_name = frame[frame.x > 0].groupby('name').size().compute()",
+    ],
+)
+def test_review_32_07_1_counts_of_part_of_the_rows_are_named_as_rows_left_out(code, client):
+    """`.partitions[:-1]` was told "count rows (not distinct values, not a column's sum)": it counted rows, of some partitions."""
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert verdict.answered and not verdict.correct and "some rows were left out" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "not_said"),
+    [
+        ("rows_per_name = dd.read_parquet(PROCESSED).x.round(1).value_counts().compute()", "counts the values of the column 'x'", "reindex"),
+    ],
+)
+def test_review_33_07_1_the_column_counted_is_named(code, said, not_said, client):
+    """`.id.value_counts()` was told "a reindex over a range adds codes" (no reindex: another column was counted)."""
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert verdict.answered and not verdict.correct and said in verdict.message and not_said not in verdict.message, verdict.message
+
+
+def test_review_33_07_2_the_largest_cluster_size_as_the_speed_up_is_named_as_a_parameter(client):
+    """`speed_up = N_MAX` was told "whatever the Dask step of this cell computes" (the cell has no Dask step)."""
+    ns = _run("", "07-2", client)
+    ns["N_MAX"] = 2
+    code = "speed_up = N_MAX"
+    exec(code, ns)
+    ns["In"] = ["", "N_MAX = 2", "medians = {}", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "a number the notebook sets in another cell" in verdict.message and "Dask step" not in verdict.message, verdict.message

@@ -248,3 +248,44 @@ def test_review_32_08_2_a_pin_to_a_worker_without_the_resource_is_named(client):
     )
     verdict = _judged_after_no_valid_worker(client, answer)
     assert not verdict.correct and "pinned to workers by name" in verdict.message, verdict.message
+
+
+def test_review_32_08_1_a_pool_share_that_is_not_the_one_asked_is_told_so(client):
+    """`--rmm-pool-size 0.05` was told "the question asks for a share of each GPU (a fraction)": 0.05 is one."""
+    flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 0.05 --scheduler-file /shared/scheduler.json"
+    code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code, "a share of each GPU, but not the share the question gives")
+    assert_refused("08-1", client, code.replace("0.05", "4GiB"), "(a fraction between 0 and 1)")
+
+
+def test_review_32_08_1_args_assigned_again_after_the_answer_is_named_not_taken_for_a_dict_typed_by_hand(client):
+    flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 0.5 --scheduler-file /shared/scheduler.json"
+    code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code + "\nargs = parser.parse_args([])", "`args` was assigned again after script_options was made from it", "typed by hand")
+    typed = "script_options = {'n_workers': 4, 'memory_limit': '8GiB', 'rmm_pool_size': 0.5, 'scheduler_file': '/shared/scheduler.json'}"
+    assert_refused("08-1", client, typed, "typed by hand", "assigned again")
+
+
+FLAGS_08_1 = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 0.5 --scheduler-file /shared/scheduler.json"
+
+
+def test_review_33_08_1_the_maximum_pool_flag_is_named_as_the_cap(client):
+    code = f"args = parser.parse_args('{FLAGS_08_1.replace('--rmm-pool-size', '--rmm-maximum-pool-size')}'.split())\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code, "--rmm-maximum-pool-size sets the pool's cap")
+
+
+def test_review_33_08_1_a_dict_written_out_beside_the_right_flags_is_named_as_written_out(client):
+    typed = "{'n_workers': 4, 'memory_limit': '8GiB', 'rmm_pool_size': '0.5', 'scheduler_file': '/shared/scheduler.json'}"
+    code = f"args = parser.parse_args('{FLAGS_08_1}'.split())\nscript_options = {typed}"
+    assert_refused("08-1", client, code, "a dict written out in your answer cell", "options_from_args gives (a value written in")
+    _, verdict = judged_cell("08-1", client, f"args = parser.parse_args('{FLAGS_08_1}'.split())\nscript_options = {{**options_from_args(args)}}")
+    assert verdict.correct, verdict.message
+
+
+def test_review_33_08_2_a_loop_that_waits_for_each_task_before_the_next_is_refused(client):
+    code = (
+        "slot_futures, slot_workers = [], []\nfor i in range(4):\n"
+        "    fut = session.client.submit(where_am_i, i, resources={'GPU_SLOT': 1}, pure=False)\n"
+        "    slot_futures.append(fut)\n    slot_workers.append(fut.result())"
+    )
+    assert_refused("08-2", client, code, "calls fut.result() inside the loop that submits the tasks")

@@ -74,3 +74,8 @@ def test_review_24_09_1_hints_name_what_the_cell_did(code, said, client):
 )
 def test_review_29_09_1_what_total_future_is_is_named(code, said, not_said, client):
     assert_refused("09-1", client, code, said, not_said=not_said)
+
+
+def test_review_32_09_1_a_typed_total_in_a_task_is_named_as_a_value_from_this_notebook(client):
+    """`submit(lambda: 285)` was told its inputs were "squares that came back here first" (the value was typed)."""
+    assert_refused("09-1", client, "total_future = session.client.submit(lambda: 285)", "plain values from this notebook (typed in,")

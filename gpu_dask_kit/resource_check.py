@@ -41,8 +41,9 @@ def refusal(need: dict[str, float], have: dict[str, dict[str, float]]) -> str | 
     declared = sorted({f"{k}={v:g}" for h in have.values() for k, v in h.items()})
     has = f"they declare {', '.join(declared)}" if declared else "they declare no resources at all"
     return (
-        f"this task asks for resources={need!r}, but none of the {len(have)} worker(s) has that ({has}). Submit it "
-        "without resources=..., or start workers that declare them (e.g. `dask worker ADDRESS --resources GPU=1`)"
+        f"this task asks for resources={need!r}, but none of the {len(have)} worker(s) has that ({has}). Connect to (or "
+        "start) workers that declare them (e.g. `dask worker ADDRESS --resources GPU=1`; a notebook's cell that starts "
+        "such workers, then the one that connects to them), or, if the task does not need them, submit it without resources=..."
     )
 
 

@@ -255,3 +255,20 @@ def test_a_module_alias_never_imported_is_told_to_import_it(capsys):
         hints._handler(shell, type(err), err, err.__traceback__)
     said = capsys.readouterr().out
     assert "`import pandas as pd`" in said, said
+
+
+def test_a_name_whose_cell_failed_before_making_it_is_not_said_to_have_been_made(capsys):
+    """Learner review 34 (07): cell 15 failed as In [3] (NameError: report) before it made `medians`; cell 20 then said
+    "though In [3] made it earlier (the kernel restarted ...)", which was false."""
+    from gpu_dask_kit.notebook import outcomes
+
+    shell = SimpleNamespace(showtraceback=lambda exc_tuple, tb_offset=None, exception_only=False: None)
+    setattr(shell, outcomes.RECORD, {1: "NameError: name 'report' is not defined"})
+    setattr(shell, outcomes.SINCE, 0)
+    shell.user_ns = {"In": ["", "print(report)\nmedians = {1: 2.0}", "medians[1]"], "get_ipython": lambda: shell}
+    try:
+        exec("medians[1]", {})
+    except NameError as err:
+        hints._handler(shell, type(err), err, err.__traceback__)
+    said = capsys.readouterr().out
+    assert "In [1] assigns it, but failed before it did (NameError: name 'report' is not defined)" in said and "made it earlier" not in said, said

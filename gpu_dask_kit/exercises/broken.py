@@ -140,9 +140,9 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             )
         elif sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
             why = (
-                "no worker offers what the tasks ask for: compare the amount each task asks for (resources=...) with what "
-                "the workers offer (session.client.scheduler_info()['workers'][...]['resources']); a task asking for more "
-                "than any one worker has never runs. So "
+                "no worker offers what the tasks ask for: compare the resource's name and amount each task asks for "
+                "(resources=...) with what the workers offer (session.client.scheduler_info()['workers'][...]['resources']); "
+                "a task asking for a resource no worker declares, or for more of it than any one worker has, never runs. So "
             )
         return (
             f"{why}"

@@ -186,13 +186,18 @@ def _computed_keys(collection: Any) -> set[Any]:
 def _means_from_memory(found: Replay, ddf: Any, fast: Any) -> None:
     """A :class:`Hint` unless ONE computation of the answer cell made the means, without re-running ddf's recipe."""
     reducing = grouped_on_cluster(found, fast, "ddf_fast", "mean_x_by_name", "the mean of x per name")
+    kept = {key_split(k) for k in _held(fast)}  # the names of what ddf_fast holds in memory
+    recipe = {key_split(k) for k in dict(ddf.__dask_graph__())} - kept - {"getitem", *MOVES}
+    if len(reducing) > 1 and any(run["prefixes"] & recipe for run in reducing):  # (learner review 34: a leftover line on ddf)
+        raise Hint(
+            f"the means came from {len(reducing)} separate computations, and one of them ran ddf's whole recipe again (a "
+            "line that computes from ddf, not from ddf_fast?): compute the means once, from ddf_fast."
+        )
     if len(reducing) > 1:
         raise Hint(
             f"the means came from {len(reducing)} separate computations (a sum and a count, computed one after "
-            "another?): a mean per name is one Dask expression, computed once."
+            "another? the same line twice?): a mean per name is one Dask expression, computed once."
         )
-    kept = {key_split(k) for k in _held(fast)}  # the names of what ddf_fast holds in memory
-    recipe = {key_split(k) for k in dict(ddf.__dask_graph__())} - kept - {"getitem", *MOVES}
     if reducing[0]["prefixes"] & recipe:
         raise Hint(
             "the means ran ddf's whole recipe again (its tasks ran once more, not read from memory): compute them from "

@@ -19,7 +19,7 @@ from .judging import describe, fresh, from_cell, host, is_lazy, require_computed
 from .lineage import made_from
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import Replay, _parse, answer_cell, rounding_calls, rounding_in, typed_in
+from .replay import Replay, _assigned, _parse, answer_cell, rounding_calls, rounding_in, typed_in
 from .speedup import extremes, reads_speed_ups, rounded_medians, sizes_read, uses_medians
 from .typed import limits_read, numbers_read, size_not_computed
 from .values import as_fraction, as_number, close
@@ -281,6 +281,18 @@ def _counts_by_code(ns: dict[str, Any]) -> dict[int, int] | None:
         return None
 
 
+def _sums_a_column(cell: str | None) -> str | None:
+    """ "label.sum()": a ``.sum()`` in the statement making rows_per_name (a column's values added up); None otherwise."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, "rows_per_name") if tree is not None else None
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)) if node is not None else ():
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "sum":
+            target = call.func.value
+            column = target.attr if isinstance(target, ast.Attribute) else None
+            return f"{column}.sum()" if column else ".sum()"
+    return None
+
+
 def _fewer_rows_per_code(got: Any, truth: dict[int, int]) -> bool:
     """True when ``got`` counts whole rows per code (integers, at least one each) but no more than ``truth`` for every code:
     the rows of some partitions (or some filtered out) were never counted."""
@@ -365,6 +377,17 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     total = int(got.sum())
     if total != int(ns["N_INPUT_ROWS"]) and total in _partition_rows(ns["PROCESSED"]):
         raise Hint("those are the counts of ONE partition of the data: count every row of the processed frame, not a part of it.")
+    summed = _sums_a_column(answer_cell(ns, "rows_per_name"))
+    if summed is not None and total != int(ns["N_INPUT_ROWS"]):  # (learner review 34: .label.sum() was told rows were left out)
+        raise Hint(
+            f"your answer cell adds up a column's values ({summed}): a count of rows per name counts the rows themselves, "
+            "whatever their values (size(), count(), value_counts())."
+        )
+    if shares and abs(float(got.sum()) - 1.0) < 1e-6:  # (learner review 34: normalize=True got the general words)
+        raise Hint(
+            "rows_per_name holds shares that add up to 1 (value_counts(normalize=True)?), not counts: count the rows "
+            "per code as whole numbers."
+        )
     by_code = _counts_by_code(ns)
     if total < int(ns["N_INPUT_ROWS"]) and by_code is not None and _fewer_rows_per_code(got, by_code):  # (learner review 32: .partitions[:-1])
         raise Hint(

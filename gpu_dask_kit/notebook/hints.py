@@ -21,7 +21,7 @@ from ..errors import OptionError
 from ..memory import format_bytes
 from ..session import ClusterSession, current_session
 from .cellreads import names_read
-from .outcomes import SAID, track
+from .outcomes import SAID, raised, track
 from .rerun import cause_of, explain_rerun, restart_steps, stale_names, steps_to_remake
 from .skipped import cell_making
 
@@ -135,6 +135,12 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
         return None
     history = [str(s) for s in namespace.get("In", [])] if isinstance(namespace.get("In"), list) else []
     made = [i for i, source in enumerate(history[:-1]) if i and _assigns(source, name)]  # (not the failing cell itself)
+    failed = raised(namespace, made[-1]) if made else None
+    if failed:  # (learner review 34: In [3] failed before it made the name; "made it earlier" was false)
+        return (
+            f"gpu-dask-kit: `{name}` is not defined in this kernel: In [{made[-1]}] assigns it, but failed before it did "
+            f"({failed.splitlines()[0][:120]}). Make that cell run to its end (run the cells above it first), then this one."
+        )
     if made:
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "

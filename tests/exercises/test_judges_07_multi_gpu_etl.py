@@ -104,7 +104,7 @@ def test_07_2_other_statistics_are_told_to_use_the_medians(how, client):
 # Review 6, item 4: notebook 07 has no `processed` (the corpus' namespace had one): the check read it and raised KeyError.
 ONE_PARTITION_07 = [
     ("rows_per_name = dd.read_parquet(PROCESSED).partitions[0].name.value_counts().compute()", "ONE partition"),
-    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts(normalize=True).compute()", "do not add up"),
+    ("rows_per_name = dd.read_parquet(PROCESSED).name.value_counts(normalize=True).compute()", "shares that add up to 1"),
     ("rows_per_name = dd.read_parquet(PROCESSED).groupby('name').size().compute() * 2", "do not add up"),
 ]
 
@@ -434,3 +434,10 @@ def test_review_33_07_2_the_largest_cluster_size_as_the_speed_up_is_named_as_a_p
     ns["In"] = ["", "N_MAX = 2", "medians = {}", code, 'exercises.check("07-2", globals())']
     verdict = judge("07-2", ns)
     assert not verdict.correct and "a number the notebook sets in another cell" in verdict.message and "Dask step" not in verdict.message, verdict.message
+
+
+def test_review_34_07_1_a_column_summed_is_named_not_taken_for_rows_left_out(client):
+    """`groupby("name").label.sum()` (a 0/1 column) was told "some rows were left out"."""
+    code = "frame = dd.read_parquet(PROCESSED)\nframe = frame.assign(label=(frame.x > 0).astype('int64'))\nrows_per_name = frame.groupby('name').label.sum().compute()"
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert not verdict.correct and "adds up a column's values (label.sum())" in verdict.message and "left out" not in verdict.message, verdict.message

@@ -222,7 +222,8 @@ def test_review_30_08_2_a_request_larger_than_any_worker_with_pure_false_is_not_
         "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 2}, pure=False)\nslot_workers = session.client.gather(slot_futures)"
     )
     verdict = _judged_after_no_valid_worker(client, answer)
-    assert not verdict.correct and "compare the amount each task asks for" in verdict.message and "add pure=False" not in verdict.message, verdict.message
+    said = "compare the resource's name and amount each task asks for"
+    assert not verdict.correct and said in verdict.message and "add pure=False" not in verdict.message, verdict.message
 
 
 def test_review_27_08_1_a_share_written_as_arithmetic_is_told_to_use_a_decimal(client):

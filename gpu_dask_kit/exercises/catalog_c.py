@@ -384,10 +384,7 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "whatever their values (size(), count(), value_counts())."
         )
     if shares and abs(float(got.sum()) - 1.0) < 1e-6:  # (learner review 34: normalize=True got the general words)
-        raise Hint(
-            "rows_per_name holds shares that add up to 1 (value_counts(normalize=True)?), not counts: count the rows "
-            "per code as whole numbers."
-        )
+        raise Hint("rows_per_name holds shares that add up to 1 (value_counts(normalize=True)?), not counts: count the rows per code as whole numbers.")
     by_code = _counts_by_code(ns)
     if total < int(ns["N_INPUT_ROWS"]) and by_code is not None and _fewer_rows_per_code(got, by_code):  # (learner review 32: .partitions[:-1])
         raise Hint(

@@ -193,8 +193,5 @@ def test_review_33_03_1_rows_dropped_before_the_groupby_are_named(code, said, cl
 
 def test_review_34_03_2_a_leftover_line_that_computes_from_ddf_is_named(client):
     """The right answer, then a leftover `mean_x_by_name = ddf.groupby(...)...compute()`: told "a sum and a count"."""
-    code = (
-        "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\n"
-        "mean_x_by_name = ddf.groupby('name').x.mean().compute()"
-    )
+    code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()"
     assert_refused("03-2", client, code, "ran ddf's whole recipe again", not_said="a sum and a count")

@@ -273,7 +273,7 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
     if source is not None:
         calls = _calls_anything(cell)
         raise Hint(
-            f"{name} holds the same values as `{source}`, which your answer cell reads but does not make: those values "
+            f"{name} holds values taken from `{source}` (all of them, or a part), which your answer cell reads but does not make: those values "
             f"were worked out before this cell ran (in another cell){', whatever the Dask step of this cell computes' if calls else ''}. "
             f"Let {name} be what this cell itself computes."
         )

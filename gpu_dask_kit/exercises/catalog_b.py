@@ -494,6 +494,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         again = remade_after(ns, "ddf", "demeaned")
         if again:
             raise Hint(f"could not be checked, because {again}")
+        other = _mapped_over(answer_cell(ns, "demeaned"), ns)
+        if other is not None:  # (learner review 35: `result.map_partitions(demean)` was told the data came to the notebook)
+            raise Hint(f"demeaned maps demean over `{other}`, another frame, not over ddf: map demean over ddf itself.")
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
@@ -568,6 +571,17 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         else ""
     )
     return f"every partition's x_demeaned averages to 0, and the persisted ddf is unchanged ({seen}).{direct}"
+
+
+def _mapped_over(cell: str | None, ns: dict[str, Any]) -> str | None:
+    """The name of a Dask frame other than ddf that the statement making demeaned maps over (``result.map_partitions``)."""
+    tree = _parse(cell) if cell is not None else None
+    node = _assigned(tree, "demeaned") if tree is not None else None
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)) if node is not None else ():
+        target = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "map_partitions" else None
+        if isinstance(target, ast.Name) and target.id != "ddf" and is_lazy(ns.get(target.id)):
+            return target.id
+    return None
 
 
 def _other_frame_selected(cell: str, ns: dict[str, Any]) -> str | None:

@@ -43,6 +43,12 @@ def _uses_future(ns: dict[str, Any], lazy: list[Any], name: str) -> None:
     not a frame from the notebook (whether data_future exists or not) nor a copy scattered per call."""
     key = getattr(ns.get("data_future"), "key", None)
     skipped = "" if key is not None else " (this kernel has no data_future: run the cell above that scatters df first)"
+    if any(is_lazy(d) and futures_of(d) for d in lazy):  # (learner review 35: told the calls carried a frame)
+        raise Hint(
+            f"the calls in {name} were persisted (.persist() on each call started its fit on the cluster right away): "
+            f"{name} holds fits already running one by one, not lazy calls. Leave each call lazy, and compute them "
+            "together in one step."
+        )
     if any(_frames_in(d) for d in lazy):
         raise Hint(
             f"the calls in {name} carry the data inside their task graph (a frame from this notebook, sent again with "

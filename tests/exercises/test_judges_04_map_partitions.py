@@ -370,3 +370,10 @@ def test_review_33_04_1_means_computed_in_the_notebook_and_looked_up_in_demean_a
         "demeaned = ddf.map_partitions(demean, meta={**dict(ddf.dtypes), 'x_demeaned': 'float64'})"
     )
     assert_refused("04-1", client, code, "demean reads `part_means`, made outside it")
+
+
+def test_review_35_04_1_demean_mapped_over_another_frame_is_named(client):
+    """`result.map_partitions(demean)` (another persisted frame) was told "the data came to this notebook and went back"."""
+    result = "result = dask.datasets.timeseries(start='2001-01-01', end='2001-01-03', freq='600s', seed=1).persist()\n"
+    code = DEMEAN + result + "demeaned = result.map_partitions(demean)"
+    assert_refused("04-1", client, code, "maps demean over `result`, another frame", not_said="came to this notebook")

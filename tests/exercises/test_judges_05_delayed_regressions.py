@@ -176,3 +176,18 @@ def test_review_33_05_1_a_one_element_tuple_without_its_comma_is_named_when_the_
     ns = cells_in_shell(shell, "05-1", client, code)
     verdict = judge("05-1", ns)
     assert not verdict.correct and "(f,), not (f)" in verdict.message and "passes (f) as an argument" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("key", "code"),
+    [
+        ("05-2", "lazy_fits = [fit_ols(data_future, ('x0', f)).persist() for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"),
+        (
+            "05-1",
+            "single_fits = [fit_ols(data_future, (f,)).persist() for f in features]\nout = dask.compute(*single_fits)\nbest_single_feature = max(out, key=lambda r: r[3])[0][0]",
+        ),
+    ],
+)
+def test_review_35_05_each_call_persisted_is_named_not_taken_for_a_frame_in_the_graph(key, code, client):
+    """`.persist()` on each delayed call was told "the calls carry the data inside their task graph" (they take data_future)."""
+    assert_refused(key, client, code, "were persisted (.persist() on each call", not_said="carry the data inside")

@@ -40,10 +40,12 @@ def refusal(need: dict[str, float], have: dict[str, dict[str, float]]) -> str | 
         return None  # no workers yet (a start or a restart): not a resource problem
     declared = sorted({f"{k}={v:g}" for h in have.values() for k, v in h.items()})
     has = f"they declare {', '.join(declared)}" if declared else "they declare no resources at all"
+    example = '"' + " ".join(f"{k}={v:g}" for k, v in need.items()) + '"'  # (learner review 35: it said GPU=1 for GPU_SLOT)
     return (
         f"this task asks for resources={need!r}, but none of the {len(have)} worker(s) has that ({has}). Connect to (or "
-        "start) workers that declare them (e.g. `dask worker ADDRESS --resources GPU=1`; a notebook's cell that starts "
-        "such workers, then the one that connects to them), or, if the task does not need them, submit it without resources=..."
+        f"start) workers that declare them (e.g. `dask worker ADDRESS --resources {example}`; in a notebook, re-run the "
+        "cell that starts such workers, then the one that connects to them), or, if the task does not need them, submit "
+        "it without resources=..."
     )
 
 

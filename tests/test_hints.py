@@ -184,7 +184,7 @@ def test_a_name_a_skipped_cell_makes_gets_the_cells_to_run_not_only_a_traceback(
         exec("medians[1]", {})
     except NameError as err:
         hints._handler(shell, type(err), err, err.__traceback__)
-    assert "though In [2] made it earlier" in capsys.readouterr().out
+    assert "though In [2] assigns it: that cell failed before it got there, or the name was deleted since" in capsys.readouterr().out
     shell.user_ns["In"] += ["result = result.persist()"]  # learner review 12: the failing cell itself is not named as the maker
     try:
         exec("result = result.persist()", {})
@@ -271,4 +271,4 @@ def test_a_name_whose_cell_failed_before_making_it_is_not_said_to_have_been_made
     except NameError as err:
         hints._handler(shell, type(err), err, err.__traceback__)
     said = capsys.readouterr().out
-    assert "In [1] assigns it, but failed before it did (NameError: name 'report' is not defined)" in said and "made it earlier" not in said, said
+    assert "In [1] assigns it, but failed before it did (NameError: name 'report' is not defined)" in said and "though In [1] assigns it" not in said, said

@@ -495,6 +495,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "that came back here first) or is made inside that one function. Make the squares as futures on the cluster "
             "first, then pass those futures to the summing task."
         )
+    wrapped = [k for k in inputs if k not in computed and key_split(k) == "lambda"]
+    if wrapped:  # (learner review 35: lambda i: square(i) was told "partial sums", or "not made by square")
+        raise Hint(
+            "that task's inputs come from tasks that run a lambda (lambda i: square(i)?): the scheduler sees only "
+            "`lambda`, so the check cannot tell they are squares made by square. Map square itself over the numbers."
+        )
     if any(key_split(k) == key_split(total.key) for k in inputs):
         raise Hint(
             "that task adds partial sums, made by more summing tasks: one more round of tasks than needed. Hand the "

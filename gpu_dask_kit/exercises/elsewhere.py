@@ -24,7 +24,7 @@ from ..notebook.skipped import names_above
 from .judging import host
 from .model import Hint
 from .own_code import own_trees
-from .replay import answer_cell, replay
+from .replay import _assigned, _parse, answer_cell, replay
 from .typed import typed_numbers
 
 __all__ = [
@@ -265,7 +265,11 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
             f"other data. Let {name} be what the computation itself returns."
         )
     source = made_elsewhere(cell, name, namespace)
-    if source is not None and isinstance(namespace.get(source), numbers.Real) and not isinstance(namespace.get(source), bool):
+    held = namespace.get(source) if source is not None else None
+    number = isinstance(held, numbers.Real) and not isinstance(held, bool)
+    if number and isinstance(held, int) and _rounds(cell):  # equal by chance (learner review 35: round(t1 / t2) == N_MAX)
+        return
+    if number and _copied(cell, name):
         raise Hint(  # (learner review 33: speed_up = N_MAX, the largest cluster size)
             f"{name} is `{source}`, a number the notebook sets in another cell (one of its parameters), not what this "
             f"exercise asks you to work out. Let {name} be what this cell itself computes from the lesson's data."
@@ -277,6 +281,29 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
             f"were worked out before this cell ran (in another cell){', whatever the Dask step of this cell computes' if calls else ''}. "
             f"Let {name} be what this cell itself computes."
         )
+
+
+def _copied(cell: str | None, name: str) -> bool:
+    """True when the statement of ``cell`` making ``name`` only reads another value (``speed_up = N_MAX``,
+    ``x = d["k"]``): no arithmetic, no call."""
+    tree = _parse(cell) if cell is not None else None
+    node = getattr(_assigned(tree, name), "value", None) if tree is not None else None
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _rounds(cell: str | None) -> bool:
+    """True when the cell rounds or cuts a number to a whole one (``round(...)``, ``int(...)``, ``//``, ``math.floor``)."""
+    try:
+        tree = ast.parse(cell or "")
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+            return True
+        called = node.func if isinstance(node, ast.Call) else None
+        if getattr(called, "id", getattr(called, "attr", None)) in ("round", "int", "floor", "trunc"):
+            return True
+    return False
 
 
 def _calls_anything(cell: str | None) -> bool:

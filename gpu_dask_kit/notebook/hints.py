@@ -127,8 +127,8 @@ def import_line(name: str) -> tuple[str, str] | None:
 def _not_defined(exc: BaseException, namespace: Any) -> str | None:
     """For ``NameError`` of a name this kernel lacks (a cell above skipped, or run before a restart): which cells to run.
 
-    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}", "medians[1]"]})[:80])
-    gpu-dask-kit: `medians` is not defined in this kernel, though In [1] made it ear
+    >>> print(_not_defined(NameError("name 'medians' is not defined", name="medians"), {"In": ["", "medians = {}", "medians[1]"]})[:79])
+    gpu-dask-kit: `medians` is not defined in this kernel, though In [1] assigns it
     """
     name = getattr(exc, "name", None)
     if not isinstance(exc, NameError) or not isinstance(name, str) or not isinstance(namespace, dict) or name in namespace:
@@ -141,10 +141,10 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
             f"gpu-dask-kit: `{name}` is not defined in this kernel: In [{made[-1]}] assigns it, but failed before it did "
             f"({failed.splitlines()[0][:120]}). Make that cell run to its end (run the cells above it first), then this one."
         )
-    if made:
+    if made:  # (In holds this kernel's cells only: no restart since; learner review 35: the cell had failed)
         return (
-            f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] made it earlier (the kernel "
-            "restarted, or it was deleted since): run that cell again, then this one."
+            f"gpu-dask-kit: `{name}` is not defined in this kernel, though In [{made[-1]}] assigns it: that cell failed "
+            "before it got there, or the name was deleted since. Run that cell again (after the cells above it), then this one."
         )
     alias = import_line(name)
     if alias is not None:  # (learner review 23: `pd` pointed at a later cell, which needs names of its own)

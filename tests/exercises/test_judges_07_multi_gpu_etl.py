@@ -441,3 +441,18 @@ def test_review_34_07_1_a_column_summed_is_named_not_taken_for_rows_left_out(cli
     code = "frame = dd.read_parquet(PROCESSED)\nframe = frame.assign(label=(frame.x > 0).astype('int64'))\nrows_per_name = frame.groupby('name').label.sum().compute()"
     verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
     assert not verdict.correct and "adds up a column's values (label.sum())" in verdict.message and "left out" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("how", ["medians[1] // medians[N_MAX]", "int(medians[1] / medians[N_MAX])", "round(medians[1] / medians[N_MAX])"])
+@pytest.mark.parametrize("times", [{1: [0.9, 0.845, 0.8], 2: [0.85, 0.822, 0.8]}, {1: [1.9, 1.8, 1.7], 2: [1.1, 1.0, 0.9]}])
+def test_review_35_07_2_a_ratio_cut_to_a_whole_number_is_refused(how, times, client):
+    """Medians 0.845 and 0.822 (speed-up 1.03): `//`, int() and round() gave 1 and were Correct ("rounded as shown");
+    with 1.8 and 1.0, round() gave 2 and was told "speed_up is `N_MAX`"."""
+    ns = _run("", "07-2", client)
+    ns["all_times"], ns["N_MAX"] = times, 2
+    ns["medians"] = {n: sorted(t)[1] for n, t in times.items()}
+    code = f"speed_up = {how}"
+    exec(code, ns)
+    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
+    verdict = judge("07-2", ns)
+    assert not verdict.correct and "is a whole number" in verdict.message and "`N_MAX`" not in verdict.message, verdict.message

@@ -290,3 +290,9 @@ def test_review_33_08_2_a_loop_that_waits_for_each_task_before_the_next_is_refus
         "    slot_futures.append(fut)\n    slot_workers.append(fut.result())"
     )
     assert_refused("08-2", client, code, "calls fut.result() inside the loop that submits the tasks")
+
+
+def test_review_35_08_1_a_memory_limit_up_to_1_is_named_as_a_share_not_as_bytes(client):
+    """`--memory-limit 0.5` was told "read as a few bytes" (Dask reads a number up to 1 as a share of the machine's memory)."""
+    code = f"args = parser.parse_args('{FLAGS_08_1.replace('8GiB', '0.5')}'.split())\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code, "looks like a fraction (Dask reads a memory limit up to 1 as a share", not_said="a few bytes")

@@ -79,3 +79,15 @@ def test_review_29_09_1_what_total_future_is_is_named(code, said, not_said, clie
 def test_review_32_09_1_a_typed_total_in_a_task_is_named_as_a_value_from_this_notebook(client):
     """`submit(lambda: 285)` was told its inputs were "squares that came back here first" (the value was typed)."""
     assert_refused("09-1", client, "total_future = session.client.submit(lambda: 285)", "plain values from this notebook (typed in,")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "sq = session.client.map(lambda i: square(i), range(10), pure=False)\ntotal_future = session.client.submit(lambda xs: sum(xs), sq, pure=False)",
+        "sq = session.client.map(lambda i: square(i), range(10), pure=False)\ntotal_future = session.client.submit(sum, sq, pure=False)",
+    ],
+)
+def test_review_35_09_1_squares_made_by_a_lambda_are_named_as_such(code, client):
+    """Told "that task adds partial sums" (both tasks are named `lambda`) or "not made by square on the cluster"."""
+    assert_refused("09-1", client, code, "inputs come from tasks that run a lambda", not_said="partial sums")

@@ -34,7 +34,7 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | N
         )
     if "x" not in found.reads.get("rank10_error", {}) and "x" not in names_read(found.cell, ns or {}):
         raise Hint(  # from the singular values alone, here or on the workers: the same shortcut, the same hint
-            "the error was worked out from the singular values alone (the theory's shortcut, from values already here or on "
+            "the error was worked out from the singular values alone (a formula on s, from values already here or on "
             "the workers), never from x. The exercise "
             "measures the approximation itself: build approx from u, s and v, and let the workers compute the ratio of "
             "the two norms, norm(x - approx) and norm(x)."

@@ -187,7 +187,8 @@ def _means_from_memory(found: Replay, ddf: Any, fast: Any) -> None:
     """A :class:`Hint` unless ONE computation of the answer cell made the means, without re-running ddf's recipe."""
     reducing = grouped_on_cluster(found, fast, "ddf_fast", "mean_x_by_name", "the mean of x per name")
     kept = {key_split(k) for k in _held(fast)}  # the names of what ddf_fast holds in memory
-    recipe = {key_split(k) for k in dict(ddf.__dask_graph__())} - kept - {"getitem", *MOVES}
+    # ("operation": a name dask-expr gives many kinds of task, a shuffle's too: learner review 36, split_out=2)
+    recipe = {key_split(k) for k in dict(ddf.__dask_graph__())} - kept - {"getitem", "operation", *MOVES}
     if len(reducing) > 1 and any(run["prefixes"] & recipe for run in reducing):  # (learner review 34: a leftover line on ddf)
         raise Hint(
             f"the means came from {len(reducing)} separate computations, and one of them ran ddf's whole recipe again (a "
@@ -439,6 +440,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "wait for ever (the answer cell returns, but the check or a .head() would hang, so the check stops here). "
             "demean must work from the one partition it is given: the mean of that partition's x is the partition's own."
         )
+    over = _mapped_over(answer_cell(ns, "demeaned"), ns)
+    if over is not None:  # (learner reviews 35-36: result, sorted_ddf, ddf[ddf.x > 0] got other words, or Correct)
+        raise Hint(
+            f"demeaned maps demean over `{over}`, not over ddf itself: another frame, even one made from ddf, has other "
+            "rows or another order in its partitions. Map demean over the persisted ddf as it is."
+        )
     extra = _more_arguments(demean)
     if extra:
         raise Hint(
@@ -481,6 +488,11 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "another one (reset_index numbers the rows 0, 1, ... again): ddf's divisions then no longer describe the "
             "result, and selecting rows by their labels (.loc) fails. Return the partition with its own index."
         )
+    if list(host(out.index)) != list(host(original.index)):  # (learner review 36: a sort inside demean)
+        raise Hint(
+            "demean returns the partition's rows in another order (a sort?): the exercise adds a column and keeps each "
+            "partition's rows as they come (their timestamps in order, as ddf's divisions describe them)."
+        )
     if is_lazy(demeaned) and futures_of(demeaned) and persisted(demeaned) is None:
         raise Hint(
             "demeaned is persisted: its partitions were computed and are now held in worker memory. The question asks "
@@ -494,9 +506,6 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         again = remade_after(ns, "ddf", "demeaned")
         if again:
             raise Hint(f"could not be checked, because {again}")
-        other = _mapped_over(answer_cell(ns, "demeaned"), ns)
-        if other is not None:  # (learner review 35: `result.map_partitions(demean)` was told the data came to the notebook)
-            raise Hint(f"demeaned maps demean over `{other}`, another frame, not over ddf: map demean over ddf itself.")
         raise Hint(
             "demeaned is not built from the persisted ddf: its task graph does not start from ddf's partitions (the data "
             "came to this notebook and went back to the cluster as a new frame). Map demean over ddf itself."
@@ -574,13 +583,19 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 
 
 def _mapped_over(cell: str | None, ns: dict[str, Any]) -> str | None:
-    """The name of a Dask frame other than ddf that the statement making demeaned maps over (``result.map_partitions``)."""
+    """The frame other than ddf that the statement making demeaned maps over, as written (``result``, ``sorted_ddf``,
+    ``ddf[ddf.x > 0]``); None when it maps over ddf itself (or a name holding ddf, or ``ddf.persist()``)."""
     tree = _parse(cell) if cell is not None else None
     node = _assigned(tree, "demeaned") if tree is not None else None
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)) if node is not None else ():
         target = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "map_partitions" else None
-        if isinstance(target, ast.Name) and target.id != "ddf" and is_lazy(ns.get(target.id)):
-            return target.id
+        if isinstance(target, ast.Name):
+            if target.id != "ddf" and is_lazy(ns.get(target.id)) and ns.get(target.id) is not ns.get("ddf"):
+                return target.id
+        elif target is not None and any(isinstance(n, ast.Name) and n.id == "ddf" for n in ast.walk(target)):
+            persisted_ddf = isinstance(target, ast.Call) and ast.unparse(target) == "ddf.persist()"
+            if not persisted_ddf:
+                return ast.unparse(target)
     return None
 
 

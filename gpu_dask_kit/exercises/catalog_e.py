@@ -586,7 +586,7 @@ def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:
     try:
         add = eval(compile(ast.Expression(func), "<summing function>", "eval"), dict(ns))
         starred = bool(data) and isinstance(data[0], ast.Starred)
-        lists = ([1, 2, 3], list(range(1, 11)), [7] * 12, [0, 2, 5], [0, 1, 4, 9, 16, 25, 36, 49, 64, 82], [-3, 5.5, 2])
+        lists = ([1, 2, 3], list(range(1, 11)), [7] * 12, [0, 2, 5], [0, 1, 4, 9, 16, 25, 36, 49, 64, 82], [-3, 5, 2])  # whole numbers, as squares are
         tries = [(list(numbers), sum(numbers)) for numbers in lists]  # short and long, from 0, other than the squares
         wrong = [want for numbers, want in tries if as_number(add(*numbers) if starred else add(numbers)) != want]
     except Exception:

@@ -39,6 +39,13 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | N
             "measures the approximation itself: build approx from u, s and v, and let the workers compute the ratio of "
             "the two norms, norm(x - approx) and norm(x)."
         )
+    working = found.working("rank10_error")
+    if not summing and working and any(p.startswith("max") or p.startswith("amax") for r in working for p in r["prefixes"]):
+        raise Hint(  # (learner review 36: max(abs(x - approx)) / max(abs(x)) was told nothing ran on the cluster)
+            "the workers computed the largest absolute entries (a max of abs), not the norm the question means: the "
+            "relative error divides the square roots of the sums of squared entries, norm(x - approx) and norm(x) "
+            "(da.linalg.norm's default for a matrix)."
+        )
     if not summing:
         raise Hint(
             "the error was not computed by Dask's blockwise work on the workers: your answer cell brought x (or the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +44,13 @@ def limits_read(cell: str | None, where: str = "your answer cell") -> None:
                 )
             if _cancelled(node) or ((reads_limits or cancels) and _unit(node.right)):
                 continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
+            if _truncated(node):  # (learner review 36: int(f * 100) / 100 was told the limits were typed in)
+                raise Hint(f"fraction was cut after it was computed ({ast.unparse(node)} drops its later digits): keep the ratio as the division gives it.")
+            if (reads_limits or re.search(r"\blimits\b", cell or "")) and not _unit(node.right):  # (learner review 36: sum(limits) / 2)
+                raise Hint(
+                    f"fraction is also divided by {ast.unparse(node.right)}, a number written out in {where}, besides the "
+                    "memory limits read from the cluster: x's share of the limits is x's size over their sum, nothing more."
+                )
             gb = " (Also: 1 GB is 10**9 bytes, 1 GiB is 2**30; memory limits are set in GiB.)" if _decimal_size(node.right) else ""
             raise Hint(
                 f"fraction divides by a number written out in {where}: the workers' memory limits are typed in, not "
@@ -55,6 +63,15 @@ def _cancelled(node: ast.BinOp) -> bool:
     """True for a division by a literal that the same literal multiplied just before (``a * 100 / 100``)."""
     left, divisor = node.left, number_of(node.right)
     return isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mult) and divisor in (number_of(left.left), number_of(left.right))
+
+
+def _truncated(node: ast.BinOp) -> bool:
+    """True for ``int(a * 100) / 100`` (or round/floor/trunc): a value cut to a few decimals by hand."""
+    call, divisor = node.left, number_of(node.right)
+    if not (isinstance(call, ast.Call) and call.args and getattr(call.func, "id", getattr(call.func, "attr", "")) in ("int", "round", "floor", "trunc")):
+        return False
+    inner = call.args[0]
+    return isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult) and divisor in (number_of(inner.left), number_of(inner.right))
 
 
 def _unit(node: ast.expr) -> bool:

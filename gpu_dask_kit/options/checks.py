@@ -159,6 +159,14 @@ def address(spec: Spec, value: Any) -> str | None:
 
 
 def dashboard(spec: Spec, value: Any) -> str | None:
+    """Where the dashboard listens: "host:port", a port alone (int or digits: "0" is a free port, as distributed reads
+    it; learner review 36), or off (None, False, "off", "none").
+
+    >>> dashboard(None, "0"), dashboard(None, 8788), dashboard(None, ":0"), dashboard(None, "off")
+    ('127.0.0.1:0', '127.0.0.1:8788', '127.0.0.1:0', None)
+    """
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
     if is_off(value):
         return None
     text = f"127.0.0.1:{value}" if isinstance(value, int) and not isinstance(value, bool) else value

@@ -8,7 +8,7 @@ import pytest
 from gpu_dask_kit.exercises import EXERCISES, judge
 
 from ..test_exercises_cases import RIGHT
-from .helpers import assert_refused, judged, judged_with_ns, not_yet, run_without
+from .helpers import assert_refused, judged, judged_cell, judged_with_ns, not_yet, run_without
 
 
 def test_01_1_says_only_what_dask_cuda_reads(client):
@@ -66,3 +66,9 @@ def test_01_2_a_size_a_digit_off_is_not_accepted(given, client):
 def test_review_25_01_1_a_host_limit_beside_the_device_limit_is_refused(client):
     code = 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, memory_limit=0.6, rmm_async=True, dashboard_address=":0")'
     assert_refused("01-1", client, code, "also sets memory_limit=0.6")
+
+
+def test_review_36_01_1_port_0_written_as_text_is_a_free_port(client):
+    """`dashboard_address="0"` was read as no dashboard ("a fixed port (or none)"); distributed reads "0" as a free port."""
+    _, verdict = judged_cell("01-1", client, 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address="0")')
+    assert verdict.correct, verdict.message

@@ -188,3 +188,10 @@ def test_review_32_02_1_after_the_close_the_start_cell_that_also_makes_the_data_
     ns.update(x=x, u=u, s=s, v=v, dask=dask, session=Session(other), In=history)
     verdict = judge("02-1", ns)
     assert "the cell that starts the cluster (In [6]), then your answer cell" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("biggest", ["float(da.max(da.abs(x - approx)) / da.max(da.abs(x)))", "float(abs(x - approx).max() / abs(x).max())"])
+def test_review_36_02_1_a_max_abs_ratio_is_named_as_another_norm(biggest, client):
+    """Told "not computed by Dask's blockwise work on the workers ... or nothing ran on the cluster": it was, with another norm."""
+    code = f"approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = {biggest}"
+    assert_refused("02-1", client, code, "the largest absolute entries (a max of abs)", not_said="blockwise")

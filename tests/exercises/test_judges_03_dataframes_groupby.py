@@ -195,3 +195,10 @@ def test_review_34_03_2_a_leftover_line_that_computes_from_ddf_is_named(client):
     """The right answer, then a leftover `mean_x_by_name = ddf.groupby(...)...compute()`: told "a sum and a count"."""
     code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()"
     assert_refused("03-2", client, code, "ran ddf's whole recipe again", not_said="a sum and a count")
+
+
+def test_review_36_03_2_means_with_split_out_from_the_persisted_frame_pass(client):
+    """`groupby(...).x.mean(split_out=2)` on ddf_fast was told it "ran ddf's whole recipe again" (a shuffle task and
+    ddf's recipe share dask-expr's task name "operation")."""
+    _, verdict = judged_cell("03-2", client, "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean(split_out=2).compute()")
+    assert verdict.correct, verdict.message

@@ -204,11 +204,11 @@ def test_review_24_04_1_an_index_thrown_away_or_another_function_mapped_is_refus
     assert_refused("04-1", client, code, said)
 
 
-def test_review_24_04_1_rows_sorted_within_a_partition_keep_their_labels_and_pass(client):
-    _, verdict = judged_cell(
-        "04-1", client, "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)"
-    )
-    assert verdict.correct, verdict.message
+def test_review_24_04_1_rows_sorted_within_a_partition_are_named(client):
+    """Review 24 had this pass (the labels are kept); review 36 counted a sort inside demean as a false accept: the
+    partition's timestamps are no longer in order. Refused, saying so."""
+    code = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean()).sort_values('x')\ndemeaned = ddf.map_partitions(demean)"
+    assert_refused("04-1", client, code, "in another order (a sort?)")
 
 
 DEMEAN_FN = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean())\n"
@@ -376,4 +376,25 @@ def test_review_35_04_1_demean_mapped_over_another_frame_is_named(client):
     """`result.map_partitions(demean)` (another persisted frame) was told "the data came to this notebook and went back"."""
     result = "result = dask.datasets.timeseries(start='2001-01-01', end='2001-01-03', freq='600s', seed=1).persist()\n"
     code = DEMEAN + result + "demeaned = result.map_partitions(demean)"
-    assert_refused("04-1", client, code, "maps demean over `result`, another frame", not_said="came to this notebook")
+    assert_refused("04-1", client, code, "maps demean over `result`, not over ddf itself", not_said="came to this notebook")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (DEMEAN + "sorted_ddf = ddf.map_partitions(lambda df: df.sort_values('id'))\ndemeaned = sorted_ddf.map_partitions(demean)", "over `sorted_ddf`"),
+        (DEMEAN + "demeaned = ddf[ddf.x > 0].map_partitions(demean)", "over `ddf[ddf.x > 0]`"),
+        (DEMEAN + "demeaned = ddf[['x', 'y']].map_partitions(demean)", "over `ddf[['x', 'y']]`"),
+        (
+            "def demean(df):\n    return df.sort_values('id').assign(x_demeaned=lambda d: d.x - d.x.mean())\n\ndemeaned = ddf.map_partitions(demean)",
+            "in another order",
+        ),
+    ],
+)
+def test_review_36_04_1_another_frame_or_another_row_order_is_refused(code, said, client):
+    assert_refused("04-1", client, code, said, not_said="(from meta=)")
+
+
+def test_review_36_04_1_a_name_holding_ddf_itself_passes(client):
+    _, verdict = judged_cell("04-1", client, DEMEAN + "frame = ddf\ndemeaned = frame.map_partitions(demean)")
+    assert verdict.correct, verdict.message

@@ -296,3 +296,15 @@ def test_review_33_06_1_np_asarray_of_the_persisted_sums_is_told_what_a_gpu_does
     """`np.asarray(col_sums_persisted)` passes on CPU; its note spoke of a .compute() the cell did not call."""
     _, verdict = judged_cell("06-1", client, PERSIST + "col_sums_local = np.asarray(col_sums_persisted)")
     assert verdict.correct and "np.asarray(...) of it raises TypeError" in verdict.message and ".compute() gives" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("fraction = x.nbytes / sum(limits) / 2", "also divided by 2, a number written out"),
+        ("fraction = int(x.nbytes / sum(limits) * 10000) / 10000", "was cut after it was computed"),
+    ],
+)
+def test_review_36_06_2_a_number_beside_the_limits_read_is_not_called_limits_typed_in(code, said, client):
+    limits = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
+    assert_refused("06-2", client, limits + code, said, not_said="typed in")

@@ -91,3 +91,13 @@ def test_review_32_09_1_a_typed_total_in_a_task_is_named_as_a_value_from_this_no
 def test_review_35_09_1_squares_made_by_a_lambda_are_named_as_such(code, client):
     """Told "that task adds partial sums" (both tasks are named `lambda`) or "not made by square on the cluster"."""
     assert_refused("09-1", client, code, "inputs come from tasks that run a lambda", not_said="partial sums")
+
+
+@pytest.mark.parametrize("add", ["lambda xs: int(sum(xs))", "lambda xs: int(np.sum(xs))"])
+def test_review_36_09_1_a_sum_turned_into_an_int_passes(add, client):
+    """`lambda xs: int(sum(xs))` was told the function "does not add up what it is given" (tried on a list with 5.5)."""
+    from .helpers import judged_cell
+
+    code = f"sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit({add}, sq, pure=False)"
+    _, verdict = judged_cell("09-1", client, code)
+    assert verdict.correct, verdict.message

@@ -498,7 +498,7 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if float(given).is_integer() and not close(given, expected, rel=1e-9):  # (learner review 35: //, int(), round())
         raise Hint(
             "speed_up is a whole number: the ratio of the two times rounded too far, or cut (//, int(), round() in your "
-            "answer cell). Keep the ratio as the division gives it; round only to print it."
+            "answer cell): a whole number drops the part of the speed-up that was measured. Keep the ratio's decimals."
         )
     if close(given, expected, rel=1e-9) or (cell is not None and _rounded_as_shown(repr(float(given)), expected)):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."

@@ -481,8 +481,27 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if others != expected:
         raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
     _as_computed(results, lazy)
+    _fits_of_y(results, ns)
     _follows_other_data_05_2(ns)
     return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
+
+
+def _fits_of_y(results: Any, ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the first result is not the fit of the lesson's target (the notebook's own fit_one, its default
+    target, on the notebook's frame): ``fit_ols(data_future, pair, target="x1")`` agrees with itself (learner review 37)."""
+    fit, frame = ns.get("fit_one"), ns.get("df")
+    if not callable(fit):
+        return
+    try:
+        pair, r2 = tuple(results[0][0]), float(results[0][3])
+        want = float(fit(frame, pair)[3])
+    except Exception:
+        return
+    if abs(want - r2) > 1e-6 * max(1.0, abs(want)):
+        raise Hint(
+            "x0_results are not fits of the lesson's target: the first one's R² differs from fit_one's own fit of the same "
+            "features (target= another column?). Keep the calls as the lesson makes them: fit_ols(data_future, pair)."
+        )
 
 
 #: What each entry of a fit's result is (fit_one returns them in this order).

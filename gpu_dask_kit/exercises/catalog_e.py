@@ -523,6 +523,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if len(computed) != 10:
         raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
+    mapped = _numbers_mapped(tree, ns)
+    if mapped is not None and len(mapped) != 10:  # (learner review 37: [0, ..., 9, 0] with pure=True)
+        raise Hint(
+            f"square is started for {len(mapped)} numbers, not for each number of range(10) once (a number twice, with "
+            "the default pure=True, is one task whose future is handed over twice): map square over range(10)."
+        )
     value = as_number(total.result(timeout=60))
     if value != sum(i * i for i in range(10)):
         ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
@@ -559,6 +565,20 @@ def _squares_right(inputs: list[Any], ns: dict[str, Any]) -> bool:
         return sorted(v for v in values if v is not None) == [float(i * i) for i in range(10)]
     except Exception:
         return False
+
+
+def _numbers_mapped(tree: ast.Module, ns: dict[str, Any]) -> list[Any] | None:
+    """The numbers the answer cell maps square over (``client.map(square, ITERABLE)``, the iterable evaluated in the
+    notebook's namespace); None when there is no such call or it cannot be evaluated here."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "map" and len(node.args) == 2:
+            if ast.unparse(node.args[0]) != "square":
+                continue
+            try:
+                return list(eval(compile(ast.Expression(node.args[1]), "<numbers>", "eval"), dict(ns)))
+            except Exception:
+                return None
+    return None
 
 
 def _adds_its_inputs(made: ast.AST | None, ns: dict[str, Any]) -> None:

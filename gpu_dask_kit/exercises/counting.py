@@ -30,6 +30,13 @@ def _counted_in_the_notebook(cell: str) -> None:
     for node in calls:
         chosen = next((k.value for k in node.keywords if k.arg == "scheduler"), None)
         method = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+        if method == "head" and any(k.arg == "npartitions" for k in node.keywords) and _counts_before(receiver):
+            raise Hint(  # (learner review 37: value_counts().head(26, npartitions=-1) was told the count ran here)
+                f"your answer cell cuts the counts with {ast.unparse(node.func)}(...): the workers counted, but a head keeps "
+                "at most the number of rows written in it, so the answer is whole only while there are no more codes than "
+                "that. Bring back the whole count."
+            )
         if method == "head" and any(k.arg == "npartitions" for k in node.keywords):  # (learner review 29)
             raise Hint(
                 "your answer cell calls head(..., npartitions=...), which brings those rows into this notebook as a pandas "
@@ -42,6 +49,11 @@ def _counted_in_the_notebook(cell: str) -> None:
                 "in this notebook's own process, not on the cluster's workers. Leave scheduler= out: with the session's "
                 "client, compute() runs on the cluster."
             )
+
+
+def _counts_before(receiver: ast.AST) -> bool:
+    """True when the expression a ``.head(...)`` is called on already counts (value_counts, size, count)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("value_counts", "size", "count") for n in ast.walk(receiver))
 
 
 def counted_on_cluster(ns: dict[str, Any]) -> None:

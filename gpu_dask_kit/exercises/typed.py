@@ -223,7 +223,13 @@ def size_not_computed(ns: dict[str, Any]) -> None:
     """A :class:`Hint` when the answer cell, run again, brought x's values to the notebook for its size (a compute; a
     persist keeps them on the workers and is fine: the question is about x once persisted)."""
     found = from_cell(ns, ("fraction",))
-    if found is not None and any(p.startswith("finalize") for r in found.runs_for("fraction") for p in r["prefixes"]):
+    runs = found.runs_for("fraction") if found is not None else []
+    if any(p.startswith(("sum", "mean", "max", "min", "var", "std")) for r in runs for p in r["prefixes"]):
+        raise Hint(  # (learner review 37: x.sum().compute() was told it brought every value of x here)
+            "your answer cell computed something of x's values on the cluster (a sum, a mean?): x's size in bytes is not "
+            "in its values. A Dask array knows its size in bytes from its shape and dtype, without computing anything."
+        )
+    if any(p.startswith("finalize") for r in runs for p in r["prefixes"]):
         raise Hint(
             "your answer cell computed x (the check ran it again and the cluster ran x's tasks) just to read its size: that "
             "brings every value of x to this notebook. Where to look: a Dask array knows its size in bytes from its shape "

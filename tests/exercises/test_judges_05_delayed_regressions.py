@@ -191,3 +191,9 @@ def test_review_33_05_1_a_one_element_tuple_without_its_comma_is_named_when_the_
 def test_review_35_05_each_call_persisted_is_named_not_taken_for_a_frame_in_the_graph(key, code, client):
     """`.persist()` on each delayed call was told "the calls carry the data inside their task graph" (they take data_future)."""
     assert_refused(key, client, code, "were persisted (.persist() on each call", not_said="carry the data inside")
+
+
+def test_review_37_05_2_fits_of_another_target_are_refused(client):
+    """`fit_ols(data_future, ("x0", f), target="x1")` was Correct: x0_results agreed with the same calls computed again."""
+    code = "lazy_fits = [fit_ols(data_future, ('x0', f), target='x1') for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
+    assert_refused("05-2", client, code, "are not fits of the lesson's target")

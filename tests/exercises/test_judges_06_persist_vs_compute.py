@@ -308,3 +308,8 @@ def test_review_33_06_1_np_asarray_of_the_persisted_sums_is_told_what_a_gpu_does
 def test_review_36_06_2_a_number_beside_the_limits_read_is_not_called_limits_typed_in(code, said, client):
     limits = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
     assert_refused("06-2", client, limits + code, said, not_said="typed in")
+
+
+def test_review_37_06_2_a_sum_of_x_is_not_said_to_bring_every_value_here(client):
+    limits = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
+    assert_refused("06-2", client, limits + "fraction = x.sum().compute() / sum(limits)", "computed something of x's values", not_said="every value of x")

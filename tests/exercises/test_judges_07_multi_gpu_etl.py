@@ -456,3 +456,10 @@ def test_review_35_07_2_a_ratio_cut_to_a_whole_number_is_refused(how, times, cli
     ns["In"] = ["", code, 'exercises.check("07-2", globals())']
     verdict = judge("07-2", ns)
     assert not verdict.correct and "is a whole number" in verdict.message and "`N_MAX`" not in verdict.message, verdict.message
+
+
+def test_review_37_07_1_a_head_after_the_count_is_not_said_to_count_here(client):
+    """`value_counts().head(26, npartitions=-1)` was told "everything after it (the count) runs here" (the count came first)."""
+    code = "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().head(5, npartitions=-1)"
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert not verdict.correct and "the workers counted, but a head keeps" in verdict.message and "runs here" not in verdict.message, verdict.message

@@ -101,3 +101,9 @@ def test_review_36_09_1_a_sum_turned_into_an_int_passes(add, client):
     code = f"sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit({add}, sq, pure=False)"
     _, verdict = judged_cell("09-1", client, code)
     assert verdict.correct, verdict.message
+
+
+def test_review_37_09_1_a_number_mapped_twice_is_refused_with_pure_true_too(client):
+    """`map(square, [0, ..., 9, 0])` (pure=True: two calls, one key) was Correct; with pure=False it was refused."""
+    code = "sq = session.client.map(square, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0])\ntotal_future = session.client.submit(sum, sq)"
+    assert_refused("09-1", client, code, "square is started for 11 numbers")

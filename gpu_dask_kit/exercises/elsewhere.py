@@ -24,7 +24,7 @@ from ..notebook.skipped import names_above
 from .judging import host
 from .model import Hint
 from .own_code import own_trees
-from .replay import _assigned, _parse, answer_cell, replay
+from .replay import CUTTING, _assigned, _parse, answer_cell, replay
 from .typed import typed_numbers
 
 __all__ = [
@@ -292,7 +292,7 @@ def _copied(cell: str | None, name: str) -> bool:
 
 
 def _rounds(cell: str | None) -> bool:
-    """True when the cell rounds or cuts a number to a whole one (``round(...)``, ``int(...)``, ``//``, ``math.floor``)."""
+    """True when the cell rounds or cuts a number to a whole one (a :data:`CUTTING` call, or ``//``)."""
     try:
         tree = ast.parse(cell or "")
     except SyntaxError:
@@ -301,7 +301,7 @@ def _rounds(cell: str | None) -> bool:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
             return True
         called = node.func if isinstance(node, ast.Call) else None
-        if getattr(called, "id", getattr(called, "attr", None)) in ("round", "int", "floor", "trunc"):
+        if getattr(called, "id", getattr(called, "attr", None)) in CUTTING:
             return True
     return False
 

@@ -33,6 +33,8 @@ __all__ = [
     "typed_in",
     "rounding_in",
     "rounding_calls",
+    "ROUNDING",
+    "CUTTING",
     "changed_after",
     "nodes_making",
     "replay",
@@ -239,6 +241,8 @@ def typed_in(cell: str, name: str) -> bool:
 
 #: Calls that round a value (as a function, ``np.round(v)``, or a method, ``v.round()``).
 ROUNDING = ("round", "around", "floor", "ceil", "trunc", "rint")
+#: Calls that round or cut a number to a whole one: the rounding calls and ``int``.
+CUTTING = (*ROUNDING, "int")
 
 
 def rounding_calls(cell: str | None, name: str) -> list[ast.Call]:

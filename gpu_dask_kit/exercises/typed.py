@@ -10,7 +10,7 @@ from typing import Any
 from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
-from .replay import _depends, evaluated_string
+from .replay import CUTTING, _depends, evaluated_string
 from .values import as_bytes, close
 
 __all__ = ["limits_read", "numbers_read", "size_not_computed", "typed_numbers"]
@@ -68,7 +68,7 @@ def _cancelled(node: ast.BinOp) -> bool:
 def _truncated(node: ast.BinOp) -> bool:
     """True for ``int(a * 100) / 100`` (or round/floor/trunc): a value cut to a few decimals by hand."""
     call, divisor = node.left, number_of(node.right)
-    if not (isinstance(call, ast.Call) and call.args and getattr(call.func, "id", getattr(call.func, "attr", "")) in ("int", "round", "floor", "trunc")):
+    if not (isinstance(call, ast.Call) and call.args and getattr(call.func, "id", getattr(call.func, "attr", "")) in CUTTING):
         return False
     inner = call.args[0]
     return isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult) and divisor in (number_of(inner.left), number_of(inner.right))

@@ -30,25 +30,27 @@ def test_07_1_one_partition_is_named_as_one_partition(client):
     assert not verdict.correct and "ONE partition" in verdict.message and "distinct values" not in verdict.message, verdict.message
 
 
+def _judged_07_2(client, code, before=(), **values):
+    """(namespace, verdict): ``code`` run as 07-2's answer cell in the corpus' namespace with ``values`` set, after the
+    cells ``before`` in the history."""
+    ns = _run("", "07-2", client)
+    ns.update(values)
+    exec(code, ns)
+    ns["In"] = ["", *before, code, 'exercises.check("07-2", globals())']
+    return ns, judge("07-2", ns)
+
+
+RUNS_07_2 = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}  # medians: 3.13 and 1.93, as the corpus' medians
+
+
 def test_07_2_the_last_run_is_rejected_even_when_it_equals_the_median(client):
     """Review 5 item 10: accepted by chance when the last run was the median."""
-    ns = _run("", "07-2", client)
-    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
-    ns["N_MAX"] = 2
-    code = "speed_up = all_times[1][-1] / all_times[N_MAX][-1]"
-    exec(code, ns)
-    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
-    verdict = judge("07-2", ns)
+    _, verdict = _judged_07_2(client, "speed_up = all_times[1][-1] / all_times[N_MAX][-1]", all_times=RUNS_07_2, N_MAX=2)
     assert not verdict.correct and "median" in verdict.message, verdict.message
 
 
 def _judged_07_2_with_runs(client, code):
-    ns = _run("", "07-2", client)
-    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}  # medians: 3.13 and 1.93, as the corpus' medians
-    ns["N_MAX"] = 2
-    exec(code, ns)
-    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
-    return ns, judge("07-2", ns)
+    return _judged_07_2(client, code, all_times=RUNS_07_2, N_MAX=2)
 
 
 @pytest.mark.parametrize(
@@ -92,12 +94,8 @@ def test_07_2_a_computed_ratio_rounded_to_shown_digits_passes(code, client):
 
 @pytest.mark.parametrize("how", ["min", "np.mean"])
 def test_07_2_other_statistics_are_told_to_use_the_medians(how, client):
-    ns = _run("", "07-2", client)
-    ns["all_times"] = {1: [3.5, 3.0, 3.13], 2: [2.1, 1.8, 1.93]}
     code = f"speed_up = {how}(all_times[min(all_times)]) / {how}(all_times[max(all_times)])"  # sizes read, not typed (07-2 refuses a typed 2)
-    exec(code, ns)
-    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
-    verdict = judge("07-2", ns)
+    _, verdict = _judged_07_2(client, code, all_times=RUNS_07_2)
     assert not verdict.correct and "Use the median times" in verdict.message and "typed or rounded" not in verdict.message, verdict.message
 
 
@@ -427,12 +425,7 @@ def test_review_33_07_1_the_column_counted_is_named(code, said, not_said, client
 
 def test_review_33_07_2_the_largest_cluster_size_as_the_speed_up_is_named_as_a_parameter(client):
     """`speed_up = N_MAX` was told "whatever the Dask step of this cell computes" (the cell has no Dask step)."""
-    ns = _run("", "07-2", client)
-    ns["N_MAX"] = 2
-    code = "speed_up = N_MAX"
-    exec(code, ns)
-    ns["In"] = ["", "N_MAX = 2", "medians = {}", code, 'exercises.check("07-2", globals())']
-    verdict = judge("07-2", ns)
+    _, verdict = _judged_07_2(client, "speed_up = N_MAX", before=("N_MAX = 2", "medians = {}"), N_MAX=2)
     assert not verdict.correct and "a number the notebook sets in another cell" in verdict.message and "Dask step" not in verdict.message, verdict.message
 
 
@@ -448,13 +441,8 @@ def test_review_34_07_1_a_column_summed_is_named_not_taken_for_rows_left_out(cli
 def test_review_35_07_2_a_ratio_cut_to_a_whole_number_is_refused(how, times, client):
     """Medians 0.845 and 0.822 (speed-up 1.03): `//`, int() and round() gave 1 and were Correct ("rounded as shown");
     with 1.8 and 1.0, round() gave 2 and was told "speed_up is `N_MAX`"."""
-    ns = _run("", "07-2", client)
-    ns["all_times"], ns["N_MAX"] = times, 2
-    ns["medians"] = {n: sorted(t)[1] for n, t in times.items()}
-    code = f"speed_up = {how}"
-    exec(code, ns)
-    ns["In"] = ["", code, 'exercises.check("07-2", globals())']
-    verdict = judge("07-2", ns)
+    medians = {n: sorted(t)[1] for n, t in times.items()}
+    _, verdict = _judged_07_2(client, f"speed_up = {how}", all_times=times, N_MAX=2, medians=medians)
     assert not verdict.correct and "is a whole number" in verdict.message and "`N_MAX`" not in verdict.message, verdict.message
 
 

@@ -82,6 +82,19 @@ def test_check_runs_the_solution_only_in_ci_mode(client, capsys, monkeypatch):
     assert "Correct (01-1)" in capsys.readouterr().out
 
 
+def test_in_ci_mode_a_reference_solution_not_judged_correct_fails_the_run(client, capsys, monkeypatch):
+    """H100, fourteenth session: on a GPU, 06-1's and 07-2's reference solutions were judged "Not yet" and the solved
+    notebooks still ran to the end (a printed verdict fails nothing outside nbval's comparison with the CPU outputs)."""
+    import dataclasses
+
+    wrong = dataclasses.replace(EXERCISES["01-1"], solution="workshop_options = {}\n")
+    monkeypatch.setattr(exercises, "_exercise", lambda key: wrong)
+    monkeypatch.setenv(SOLVE_ENV, "1")
+    with pytest.raises(RuntimeError, match="reference solution of 01-1 was not judged correct"):
+        exercises.check("01-1", {**_context("01-1", client), "workshop_options": ...})
+    assert "Not yet (01-1)" in capsys.readouterr().out
+
+
 def test_solution_prints_code_and_runs_nothing(capsys):
     ns = {}
     assert exercises.solution("00-1") is None

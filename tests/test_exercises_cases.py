@@ -650,7 +650,7 @@ REVEALS = {
     "05-2": lambda ns: ["dask.compute(*lazy_fits)", "compute(*"],
     "06-1": lambda ns: ["col_sums.persist()", "to_host(col_sums.compute())", "to_host(col_sums_persisted.compute())"],
     "06-2": _fraction,
-    "07-1": lambda ns: ["groupby('name').size()", 'groupby("name").size()'],
+    "07-1": lambda ns: ["groupby('name').size()", 'groupby("name").size()', "['name'].value_counts()", '["name"].value_counts()'],
     "07-2": _speed_up,
     "08-1": lambda ns: [FLAGS, '"--n-workers", "4"'],
     "08-2": lambda ns: ["resources={'GPU_SLOT': 1}", 'resources={"GPU_SLOT": 1}'],

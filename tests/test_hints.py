@@ -272,3 +272,40 @@ def test_a_name_whose_cell_failed_before_making_it_is_not_said_to_have_been_made
         hints._handler(shell, type(err), err, err.__traceback__)
     said = capsys.readouterr().out
     assert "In [1] assigns it, but failed before it did (NameError: name 'report' is not defined)" in said and "though In [1] assigns it" not in said, said
+
+
+def _raised_in(filename: str, function: str, message: str) -> ValueError:
+    """A ValueError raised from a function called ``function`` in a module file at ``filename``: the shape of a cuDF
+    traceback (cuDF needs a GPU; the real one was seen on an H100, docs/gpu-validation.md, 2026-11-25)."""
+    code = compile(f"def {function}():\n    raise ValueError({message!r})\n", filename, "exec")
+    scope: dict = {}
+    exec(code, scope)
+    try:
+        scope[function]()
+    except ValueError as err:
+        return err
+    raise AssertionError("not raised")
+
+
+def test_cudfs_groupby_size_on_a_frame_with_a_name_column_is_named_a_cudf_defect_with_what_to_use_instead():
+    """H100 run, fourteenth session: 07-1's `dd.read_parquet(PROCESSED).groupby("name").size()` failed in cuDF 26.10.2
+    with `ValueError: The truth value of a Series is ambiguous` (cuDF's size() takes frame.name, the column)."""
+    text = "The truth value of a Series is ambiguous. Use a.empty, a.bool(), a.item(), a.any() or a.all()."
+    err = _raised_in("/site/cudf/core/groupby/groupby.py", "size", text)
+    said = hints.explain(err, session=None, namespace={})
+    assert said is not None and "cuDF defect" in said and "column called `name`" in said and "value_counts()" in said, said
+    # the same words from pandas (a Series in an if), or from cuDF outside a groupby's size(), are not this defect
+    assert "cuDF" not in (hints.explain(_raised_in("/site/pandas/core/generic.py", "__bool__", text), session=None, namespace={}) or "")
+    assert "cuDF" not in (hints.explain(_raised_in("/site/cudf/core/frame.py", "__bool__", text), session=None, namespace={}) or "")
+
+
+def test_cupys_refusal_of_a_numpy_operand_is_explained():
+    """H100, fourteenth session: 02-1 with `s_host` beside `u` and `v` raised CuPy's bare
+    `TypeError: Unsupported type <class 'numpy.ndarray'>` (the words CuPy 14.2 uses) in the answer cell."""
+    said = hints.explain(TypeError("Unsupported type <class 'numpy.ndarray'>"), session=None, namespace={})
+    assert said is not None and "CuPy refused a NumPy array" in said and "to_host(...)" in said, said
+    assert hints.explain(TypeError("unsupported operand type(s) for +: 'int' and 'str'"), session=None, namespace={}) is None
+    # ... and its refusal to become NumPy (06-1's np.asarray(col_sums_persisted) on the H100)
+    text = "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly."
+    said = hints.explain(TypeError(text), session=None, namespace={})
+    assert said is not None and "NumPy was handed a CuPy array" in said and "to_host(...)" in said, said

@@ -187,7 +187,7 @@ ANSWER_GIVEAWAYS = {
     "05-2": ["dask.compute(*lazy_fits)"],
     "06-1": ["col_sums.persist()", "to_host(col_sums.compute())", "to_host(col_sums_persisted.compute())"],
     "06-2": ["1.86%", "0.0186"],
-    "07-1": ['groupby("name").size()'],
+    "07-1": ['groupby("name").size()', '["name"].value_counts()'],
     "09-1": ["client.submit(sum, "],
     "09-2": ["4GiB", "4 GiB", "4294967296"],
 }

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..notebook.cellreads import cells_making
-from ..notebook.hints import LOCAL_SCHEDULER, import_line
+from ..notebook.hints import CUDF_SIZE, CUPY_NUMPY, CUPY_NUMPY_SIGN, CUPY_TO_NUMPY, CUPY_TO_NUMPY_SIGN, LOCAL_SCHEDULER, import_line
 from ..notebook.outcomes import raised
 from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
@@ -99,6 +99,8 @@ _WHY = {
         "read of the whole Dask frame, or a computation of it, inside it fails or hangs; a lookup of the made-up "
         "partition's values, such as its 1970-01-01 timestamps, in a table made outside it finds nothing). So "
     ),
+    CUPY_NUMPY_SIGN: f"{CUPY_NUMPY}. So ",
+    CUPY_TO_NUMPY_SIGN: f"{CUPY_TO_NUMPY}. So ",
     "NoValidWorkerError": (  # (learner review 27: a resource name fixed, and the cell still failed)
         "no worker offers what the tasks ask for (resources=...; the workers' offers are in "
         "session.client.scheduler_info()['workers'][...]['resources']). If you corrected resources= and ran the cell "
@@ -132,7 +134,14 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         if missing:
             return f"your answer cell (In [{number}]) raised NameError: {missing}"
         sign = next((sign for sign in _WHY if sign in err), "")
-        why = _WHY.get(sign, "") or _local_scheduler(err, source) or _refused(err, source) or _none_read(err, source, namespace) or _spelled(err, source)
+        why = (
+            _WHY.get(sign, "")
+            or _cudf_size(err, source)
+            or _local_scheduler(err, source)
+            or _refused(err, source)
+            or _none_read(err, source, namespace)
+            or _spelled(err, source)
+        )
         if sign == "NoValidWorkerError" and "workers=" in source:  # (learner review 32: a pin to workers by name)
             why = (
                 "no worker can run the tasks: they are pinned to workers by name (workers=...), and those workers do not "
@@ -152,6 +161,14 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
             "that cell run to its end without an error, run it, then this check."
         )
     return None
+
+
+def _cudf_size(err: str, source: str) -> str:
+    """What the error of cuDF's ``groupby(...).size()`` on a frame with a column called ``name`` means (see
+    ``notebook.hints.CUDF_SIZE``; the check sees only the recorded error and the cell, not the traceback)."""
+    if "truth value of a Series is ambiguous" not in err or ".size(" not in source or "groupby" not in source:
+        return ""
+    return f"{CUDF_SIZE[0].upper()}{CUDF_SIZE[1:]}. So "
 
 
 def _none_read(err: str, source: str, namespace: dict[str, Any]) -> str:

@@ -527,6 +527,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("rank10_error is still lazy (a Dask object): compute it and store the number.")
     if isinstance(value, str):
         raise Hint("rank10_error is a str (text): the question asks for the number itself, a plain Python float.")
+    if type(value).__module__.startswith("cupy"):  # (H100, fourteenth session: `.compute()` on a GPU session)
+        raise Hint(
+            "rank10_error is a CuPy array holding one number, in GPU memory (what .compute() gives on a GPU session), not "
+            "a plain Python float: float(...) of it brings the number to this notebook."
+        )
     number = as_number(value)
     if number is None:
         raise Hint(f"rank10_error should be one number (a float); {describe(value)} is not.")

@@ -269,13 +269,15 @@ def _shown_digits(text: str, expected: float) -> int | None:
 
 
 def _counts_by_code(ns: dict[str, Any]) -> dict[int, int] | None:
-    """The count of rows per code of the processed Parquet (``PROCESSED``); None without it."""
+    """The count of rows per code of the processed Parquet (``PROCESSED``); None without it. Read with pandas here, not
+    on the cluster: a count on the cluster would sit in the scheduler's record beside the answer's own, and could be
+    taken for it (a reference answer with value_counts was told it "counted in many separate computations")."""
     if not isinstance(ns.get("PROCESSED"), str):
         return None
-    import dask.dataframe as dd
+    import pandas as pd
 
     try:
-        counts = host(dd.read_parquet(ns["PROCESSED"], columns=["name"])["name"].value_counts().compute())
+        counts = pd.read_parquet(ns["PROCESSED"], columns=["name"])["name"].value_counts()
         return {int(code): int(n) for code, n in counts.items()}
     except Exception:
         return None
@@ -470,7 +472,9 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("speed_up is typed into the answer cell (a number written out): compute it from the times in medians.")
     require_no_chooser(cell, "speed_up")  # (learner review 29: max(ratio, 1), min(ratio, 2): a typed bound)
     slower = {k: v * (2.0 if k == min(medians) else 1.0) for k, v in medians.items()}  # medians alone: the table made
-    if cell is not None and not reads_other_data(cell, ns, "medians") and unchanged_when(ns, "speed_up", {"medians": slower}):
+    # With one size (a machine with one GPU: medians = {1: t}) every ratio of its times is 1 with any times: the
+    # re-run tells nothing (H100, fourteenth session: the reference solution was told it "does not follow")
+    if len(medians) > 1 and cell is not None and not reads_other_data(cell, ns, "medians") and unchanged_when(ns, "speed_up", {"medians": slower}):
         raise Hint(
             "speed_up does not follow the times in medians: run again with other times (one worker twice as slow), your "
             "answer cell gives the same number, so that number was not worked out from medians. Compute it from medians."
@@ -499,6 +503,11 @@ def _judge_07_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             "speed_up is a whole number: the ratio of the two times rounded too far, or cut (//, int(), round() in your "
             "answer cell): a whole number drops the part of the speed-up that was measured. Keep the ratio's decimals."
+        )
+    if (close(given, expected, rel=1e-9) or (cell is not None and _rounded_as_shown(repr(float(given)), expected))) and len(medians) == 1:
+        return (
+            f"the largest cluster measured here is the {n}-worker one (one per GPU, and this machine has one GPU), so it is "
+            "compared with itself; on a machine with more GPUs the same formula compares one worker with all of them."
         )
     if close(given, expected, rel=1e-9) or (cell is not None and _rounded_as_shown(repr(float(given)), expected)):
         return f"the measured speed-up on {n} workers (ideal: {n}); efficiency is speed-up / workers."
@@ -540,7 +549,9 @@ EXERCISES = [
     Exercise(
         "07-1",
         ("rows_per_name",),
-        'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n',
+        # value_counts, not groupby("name").size(): cuDF 26.10's size() fails on a frame with a column called name
+        # (notebook.hints.CUDF_SIZE), and the reference must run on GPU too
+        'rows_per_name = dd.read_parquet(PROCESSED)["name"].value_counts().compute()\n',
         _judge_07_1,
         "read the processed Parquet with dask.dataframe, group, count, compute.",
     ),

@@ -269,6 +269,8 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
     number = isinstance(held, numbers.Real) and not isinstance(held, bool)
     if number and isinstance(held, int) and _rounds(cell):  # equal by chance (learner review 35: round(t1 / t2) == N_MAX)
         return
+    if number and isinstance(held, int) and source is not None and _only_an_index(cell, source):  # (H100: medians[1] / medians[N_MAX] == N_MAX == 1)
+        return
     if number and _copied(cell, name):
         raise Hint(  # (learner review 33: speed_up = N_MAX, the largest cluster size)
             f"{name} is `{source}`, a number the notebook sets in another cell (one of its parameters), not what this "
@@ -289,6 +291,21 @@ def _copied(cell: str | None, name: str) -> bool:
     tree = _parse(cell) if cell is not None else None
     node = getattr(_assigned(tree, name), "value", None) if tree is not None else None
     return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _only_an_index(cell: str | None, source: str) -> bool:
+    """True when ``cell`` reads ``source`` only to pick an item (``medians[N_MAX]``): a value equal to it is equal by
+    chance (one GPU: ``medians[1] / medians[N_MAX]`` is 1, and so is N_MAX).
+
+    >>> _only_an_index("s = m[1] / m[N]", "N"), _only_an_index("s = m[1] / m[N] * N", "N"), _only_an_index("s = N", "N")
+    (True, False, False)
+    """
+    tree = _parse(cell) if cell is not None else None
+    if tree is None:
+        return False
+    indices = {id(n.slice) for n in ast.walk(tree) if isinstance(n, ast.Subscript)}
+    reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == source and isinstance(n.ctx, ast.Load)]
+    return bool(reads) and all(id(n) in indices for n in reads)
 
 
 def _rounds(cell: str | None) -> bool:

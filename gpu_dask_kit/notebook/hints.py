@@ -60,6 +60,43 @@ def _limits(session: Any) -> str:
 
 
 #: What distributed's "Missing dependency" means in a notebook: a local scheduler asked for data only the cluster holds.
+#: cuDF 26.10's ``GroupBy.size`` names its result ``getattr(frame, "name", None)``: on a frame with a column called
+#: ``name`` (every ``dask.datasets.timeseries`` frame) that is the column, and cuDF then fails comparing it with the key
+#: names (seen on an H100 with cuDF 26.10.2, 2026-11-25; docs/gpu-validation.md).
+CUDF_SIZE = (
+    "this is a cuDF defect, not a mistake in your code: cuDF 26.10's groupby(...).size() fails on a frame that has a "
+    "column called `name` (it takes frame.name, that column, for the name of its result; pandas, on CPU, is fine). "
+    "Count the rows per group another way, on GPU and CPU alike: value_counts() of the key column, or count() of one "
+    "column per group (the same numbers while that column has no missing values)"
+)
+
+
+#: What CuPy's refusal of a NumPy operand means (seen on an H100, 2026-11-25: 02-1 with s_host beside u and v).
+CUPY_NUMPY_SIGN = "Unsupported type <class 'numpy.ndarray'>"
+CUPY_NUMPY = (
+    "CuPy refused a NumPy array as an operand: on a GPU session the Dask arrays' blocks are CuPy arrays, in GPU "
+    "memory, and an array made in this notebook (np..., a value brought here with to_host(...) or .compute()) is "
+    "NumPy, in host memory; CuPy never converts one into the other by itself. Compute with the Dask arrays on the "
+    "workers instead of their copies here, or make the other operand on the workers too"
+)
+
+
+#: What CuPy's refusal to become NumPy means (seen on an H100, 2026-11-25: 06-1's ``np.asarray(col_sums_persisted)``).
+CUPY_TO_NUMPY_SIGN = "Implicit conversion to a NumPy array is not allowed"
+CUPY_TO_NUMPY = (
+    "NumPy was handed a CuPy array (np.asarray, np.array or a NumPy function, on a value computed on a GPU session), "
+    "and CuPy does not copy GPU memory to host memory by itself. to_host(...) makes the NumPy copy, on GPU and CPU alike"
+)
+
+
+def is_cudf_size_failure(exc: BaseException) -> bool:
+    """True for the error of cuDF's ``groupby(...).size()`` on a frame with a column called ``name`` (see CUDF_SIZE)."""
+    if not isinstance(exc, ValueError) or "truth value of a Series is ambiguous" not in str(exc):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return any("cudf" in f.filename and "groupby" in f.filename for f in frames) and any(f.name == "size" for f in frames)
+
+
 LOCAL_SCHEDULER = (
     "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
     "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
@@ -90,6 +127,12 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
             "computation). Here it ran in the notebook, or through client.run, which runs a function outside any task: "
             "run it as a task, or let client.run hand the worker in: client.run(lambda dask_worker: dask_worker.name)."
         )
+    if is_cudf_size_failure(exc):
+        return f"gpu-dask-kit: {CUDF_SIZE}."
+    if CUPY_NUMPY_SIGN in str(exc):
+        return f"gpu-dask-kit: {CUPY_NUMPY}." + usable
+    if CUPY_TO_NUMPY_SIGN in str(exc):
+        return f"gpu-dask-kit: {CUPY_TO_NUMPY}." + usable
     if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):
         return f"gpu-dask-kit: {LOCAL_SCHEDULER}. Leave scheduler= out, and the cluster computes it."
     if is_out_of_memory(exc):

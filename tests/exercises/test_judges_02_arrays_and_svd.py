@@ -4,6 +4,7 @@ with answer cells learners wrote in review, and what the check says after a rest
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gpu_dask_kit.exercises import judge
@@ -11,7 +12,7 @@ from gpu_dask_kit.exercises import judge
 from ..helpers import cancel_last_made_first
 from ..test_exercises_cases import RIGHT
 from ..test_exercises_corpus import _run, namespace
-from .helpers import assert_refused, judge_answer_with_ns, judged_cell, run_without
+from .helpers import assert_refused, cells_in_shell, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
 
 
 # Review 5, item 6: answers judged inconsistently, and hints that misdiagnose.
@@ -195,3 +196,23 @@ def test_review_36_02_1_a_max_abs_ratio_is_named_as_another_norm(biggest, client
     """Told "not computed by Dask's blockwise work on the workers ... or nothing ran on the cluster": it was, with another norm."""
     code = f"approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = {biggest}"
     assert_refused("02-1", client, code, "the largest absolute entries (a max of abs)", not_said="blockwise")
+
+
+def test_02_1_a_cupy_scalar_is_not_a_plain_python_float(client):
+    """H100, fourteenth session: `rank10_error = (norm(x - approx) / norm(x)).compute()` is a 0-d CuPy array on a GPU
+    session, and it was "Correct" though the question asks for a plain Python float (on CPU it is a NumPy float64, a
+    float). A stand-in of CuPy's type (CuPy needs a GPU)."""
+    ns = notebook_namespace("02-1", client)
+    error = float(np.sqrt((ns["s_host"][10:] ** 2).sum() / (ns["s_host"] ** 2).sum()))
+    scalar = type("ndarray", (), {"__module__": "cupy._core.core", "__float__": lambda self: error})()
+    code = "approx = (u[:, :10] * s[:10]) @ v[:10, :]\nrank10_error = gpu_value"
+    _, verdict = judge_answer_with_ns("02-1", code, client, ns={**ns, "gpu_value": scalar})
+    assert not verdict.correct and "CuPy array holding one number" in verdict.message and "float(...)" in verdict.message, verdict.message
+
+
+def test_02_1_cupys_refusal_of_s_host_is_explained_by_the_check(shell, client):
+    """H100, fourteenth session: on a GPU, `(u[:, :10] * s_host[:10]) @ v[:10]` raises CuPy's TypeError in the answer
+    cell, and the check said only "failed when it last ran". NumPy does not refuse, so the cell raises CuPy's error."""
+    code = "approx = (u[:, :10] * s_host[:10]) @ v[:10]\nraise TypeError(\"Unsupported type <class 'numpy.ndarray'>\")\nrank10_error = 0.0"
+    verdict = judge("02-1", cells_in_shell(shell, "02-1", client, code))
+    assert verdict.message.startswith("Could not be checked (02-1): CuPy refused a NumPy array"), verdict.message

@@ -11,7 +11,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_cases import LIMITS
 from ..test_exercises_corpus import _run, namespace
-from .helpers import LIMITS_06, SUMS, assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
+from .helpers import LIMITS_06, SUMS, assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
 
 
 def test_right_answers_of_06_1_from_a_lazy_x_pass(client):
@@ -313,3 +313,42 @@ def test_review_36_06_2_a_number_beside_the_limits_read_is_not_called_limits_typ
 def test_review_37_06_2_a_sum_of_x_is_not_said_to_bring_every_value_here(client):
     limits = "limits = [w['memory_limit'] for w in session.client.scheduler_info(n_workers=-1)['workers'].values()]\n"
     assert_refused("06-2", client, limits + "fraction = x.sum().compute() / sum(limits)", "computed something of x's values", not_said="every value of x")
+
+
+def _numpy_block(seeds, dtype, block_id=(), block_info=None):
+    """compute._cupy_random_block with NumPy's generator: the same graph as a GPU session's x, without a GPU."""
+    import numpy as np
+
+    return np.random.default_rng(int(seeds[block_id])).random(block_info[None]["chunk-shape"], dtype=dtype)
+
+
+def test_06_1_sums_of_an_x_made_as_on_a_gpu_are_known_to_come_from_x(client):
+    """H100, fourteenth session: on a GPU the reference answer was told "col_sums_persisted was not computed from x on
+    the workers". There x is `map_blocks(_cupy_random_block, seeds, token="random_cupy")`, which Dask fuses into the
+    first sum step: the fused task is named `sum-...`, and x's name is left only inside the subgraph that task runs."""
+    import dask.array as da
+    import numpy as np
+    from distributed import wait
+
+    from gpu_dask_kit.exercises.lineage import made_from
+
+    ns = notebook_namespace("06-1", client)
+    chunks = ns["x"].chunks
+    seeds = np.random.default_rng(12).integers(0, 2**63 - 1, size=tuple(len(c) for c in chunks), dtype=np.int64)
+    ns["x"] = da.map_blocks(_numpy_block, seeds, "float64", chunks=chunks, dtype="float64", meta=np.empty((0, 0)), token="random_cupy")
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())"
+    _, verdict = judge_answer_with_ns("06-1", code, client, ns=ns)
+    assert verdict.correct, verdict.message
+    # the same sums made from a copy of x in the notebook are still told apart
+    copy = da.from_array(ns["x"].compute(), chunks=chunks).sum(axis=0).persist()
+    wait(copy)
+    assert made_from(copy, ns["x"]) is False
+
+
+def test_06_1_cupys_refusal_to_become_numpy_is_explained_by_the_check(shell, client):
+    """H100, fourteenth session: `np.asarray(col_sums_persisted)` raised CuPy's TypeError on a GPU, and the check said
+    only "failed when it last ran". NumPy converts its own arrays, so the cell raises CuPy's error itself here."""
+    error = "raise TypeError('Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.')"
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\n" + error + "\ncol_sums_local = np.asarray(col_sums_persisted)"
+    verdict = judge("06-1", cells_in_shell(shell, "06-1", client, code))
+    assert verdict.message.startswith("Could not be checked (06-1): NumPy was handed a CuPy array"), verdict.message

@@ -10,7 +10,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
-from .helpers import assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
+from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell, notebook_namespace, run_without
 
 
 # Review 5, items 9-12 (notebook 07).
@@ -451,3 +451,29 @@ def test_review_37_07_1_a_head_after_the_count_is_not_said_to_count_here(client)
     code = "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().head(5, npartitions=-1)"
     verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
     assert not verdict.correct and "the workers counted, but a head keeps" in verdict.message and "runs here" not in verdict.message, verdict.message
+
+
+def test_07_1_cudfs_failing_size_is_named_a_cudf_defect_with_what_to_count_with_instead(shell, client):
+    """H100 run, fourteenth session: on a GPU, `dd.read_parquet(PROCESSED).groupby("name").size().compute()` fails in
+    cuDF 26.10.2 (`ValueError: The truth value of a Series is ambiguous`: its size() takes frame.name, the column) and the
+    check said only "failed when it last ran". pandas does not fail, so the cell raises cuDF's error itself here."""
+    cudf_error = "raise ValueError('The truth value of a Series is ambiguous. Use a.empty, a.bool(), a.item(), a.any() or a.all().')"
+    ns = cells_in_shell(shell, "07-1", client, 'rows_per_name = dd.read_parquet(PROCESSED).groupby("name").size().compute()\n' + cudf_error)
+    verdict = judge("07-1", ns)
+    assert verdict.message.startswith("Could not be checked (07-1): This is a cuDF defect"), verdict.message
+    assert "column called `name`" in verdict.message and "value_counts() of the key column" in verdict.message, verdict.message
+    # the same error from a cell that calls no size() (a Series in an `if`) is not called cuDF's
+    ns = cells_in_shell(shell, "07-1", client, 'rows_per_name = dd.read_parquet(PROCESSED)["name"].value_counts().compute()\nif rows_per_name:\n    pass')
+    verdict = judge("07-1", ns)
+    assert "failed when it last ran (ValueError" in verdict.message and "cuDF" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("code", ["speed_up = medians[1] / medians[max(medians)]", "speed_up = medians[1] / medians[N_MAX]"])
+def test_07_2_on_a_machine_with_one_gpu_the_ratio_of_the_one_size_is_right(client, code):
+    """H100, fourteenth session: one GPU gives medians = {1: t}; the reference answer was told it "does not follow the
+    times in medians" (with one size, any times give the same ratio), and "Correct" spoke of a speed-up on 1 workers."""
+    one = {1: [0.97, 0.87, 0.94]}
+    _, verdict = _judged_07_2(client, code, all_times=one, medians={1: 0.94}, N_MAX=1)
+    assert verdict.correct and "compared with itself" in verdict.message, verdict.message
+    _, verdict = _judged_07_2(client, "speed_up = 1.0", all_times=one, medians={1: 0.94}, N_MAX=1)
+    assert not verdict.correct and "typed" in verdict.message, verdict.message

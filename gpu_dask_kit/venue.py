@@ -122,13 +122,30 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
     a failing notebook: the error is in the result.
     """
     import nbformat
+
+    path = Path(path)
+    start = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    for attempt in (1, 2):
+        nb = nbformat.read(path, as_version=4)
+        error, cell = _run(nb, path, scale, timeout, deadline)
+        # A kernel that dies before it replies ran nothing: most often a TCP port it was given was taken by another
+        # process in between (ZMQError "Address already in use", seen in make test). A second kernel gets new ports.
+        if not (error and "Kernel died before replying to kernel_info" in error and attempt == 1):
+            break
+    seconds = time.perf_counter() - start
+    if error and cell is None:
+        cell = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("execution_count") is None and c.source.strip()), None)
+    if output_path is not None:
+        nbformat.write(nb, output_path)
+    return NotebookResult(path.name, error is None, round(seconds, 1), error, cell)
+
+
+def _run(nb: Any, path: Path, scale: str, timeout: float, deadline: float) -> tuple[str | None, int | None]:
+    """(error, failing cell) of one execution of ``nb`` in a fresh kernel; (None, None) when every cell ran."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    path = Path(path)
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    deadline = time.monotonic() + timeout
     client = NotebookClient(
         nb,
         kernel_manager_class=_kernel_manager_class(),
@@ -151,12 +168,7 @@ def execute_notebook(path: str | os.PathLike, *, scale: str = "small", timeout: 
             error = f"DeadKernelError: the kernel died ({exc})"
         except Exception as exc:  # kernel start failures and the like: report, do not crash the check
             error = f"{type(exc).__name__}: {exc}"
-    seconds = time.perf_counter() - start
-    if error and cell is None:
-        cell = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("execution_count") is None and c.source.strip()), None)
-    if output_path is not None:
-        nbformat.write(nb, output_path)
-    return NotebookResult(path.name, error is None, round(seconds, 1), error, cell)
+    return error, cell
 
 
 def format_table(results: Sequence[NotebookResult], header: str = "") -> str:

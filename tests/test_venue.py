@@ -111,3 +111,25 @@ def test_default_notebook_dir_prefers_the_working_directory(tmp_path, monkeypatc
     (tmp_path / "notebooks").mkdir()
     _write(tmp_path / "notebooks", "00_x.ipynb", "1")
     assert venue.default_notebook_dir() == tmp_path / "notebooks"
+
+
+def test_a_kernel_that_dies_before_replying_is_started_once_more(tmp_path, monkeypatch):
+    """make test, fourteenth session: a venue kernel died before replying ("ZMQError: Address already in use": a TCP
+    port it was given was taken by another process before it bound it) and the notebook was reported failed. A kernel
+    that dies at start ran nothing: a second one (new ports) runs the notebook. Here the first kernel exits at once."""
+    import sys
+
+    base = venue._kernel_manager_class()
+    started = []
+
+    class FirstDies(base):
+        async def _async_pre_start_kernel(self, **kw):
+            cmd, kw = await super()._async_pre_start_kernel(**kw)
+            started.append(cmd)
+            return ([sys.executable, "-c", "raise SystemExit(1)"] if len(started) == 1 else cmd), kw
+
+    monkeypatch.setattr(venue, "_kernel_manager_class", lambda: FirstDies)
+    _write(tmp_path, "00_once.ipynb", "print('ran')")
+    result = venue.execute_notebook(tmp_path / "00_once.ipynb", timeout=120, output_path=tmp_path / "out.ipynb")
+    assert result.passed and len(started) == 2, (result, started)
+    assert nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[0].outputs[0]["text"] == "ran\n"

@@ -309,3 +309,9 @@ def test_cupys_refusal_of_a_numpy_operand_is_explained():
     text = "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly."
     said = hints.explain(TypeError(text), session=None, namespace={})
     assert said is not None and "NumPy was handed a CuPy array" in said and "to_host(...)" in said, said
+
+
+def test_futures_added_up_in_the_notebook_get_a_sentence():
+    """Learner reviews 36-37 (09-1): `sum(futures)` showed only Python's TypeError."""
+    said = hints.explain(TypeError("unsupported operand type(s) for +: 'int' and 'Future'"), session=None, namespace={})
+    assert said is not None and "a Future is not a number" in said, said

@@ -11,7 +11,17 @@ import re
 from typing import Any
 
 from ..notebook.cellreads import cells_making
-from ..notebook.hints import CUDF_SIZE, CUPY_NUMPY, CUPY_NUMPY_SIGN, CUPY_TO_NUMPY, CUPY_TO_NUMPY_SIGN, LOCAL_SCHEDULER, import_line
+from ..notebook.hints import (
+    CUDF_SIZE,
+    CUPY_NUMPY,
+    CUPY_NUMPY_SIGN,
+    CUPY_TO_NUMPY,
+    CUPY_TO_NUMPY_SIGN,
+    FUTURE_ARITHMETIC,
+    FUTURE_ARITHMETIC_SIGN,
+    LOCAL_SCHEDULER,
+    import_line,
+)
 from ..notebook.outcomes import raised
 from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
@@ -136,6 +146,8 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         sign = next((sign for sign in _WHY if sign in err), "")
         why = (
             _WHY.get(sign, "")
+            or (f"{FUTURE_ARITHMETIC}. So " if FUTURE_ARITHMETIC_SIGN.search(err) else "")
+            or _resource_lookup(err, source)
             or _cudf_size(err, source)
             or _local_scheduler(err, source)
             or _refused(err, source)
@@ -148,6 +160,8 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
                 "offer what the tasks ask for (resources=...). Ask only for what the task needs, without workers=, and "
                 "let the scheduler find a worker that offers it. So "
             )
+        elif sign == "NoValidWorkerError" and _more_than_offered(source, namespace):  # (learner review 36: {"GPU_SLOT": 2})
+            why = _more_than_offered(source, namespace)
         elif sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
             why = (
                 "no worker offers what the tasks ask for: compare the resource's name and amount each task asks for "
@@ -199,6 +213,53 @@ def _spelled(err: str, source: str) -> str:
         f"your answer cell passes ({name}) as an argument: parentheses alone do not make a tuple, so it is {name} itself "
         f"(a str), and a str is read letter by letter where column names are expected. A tuple of one item needs a comma: "
         f"({name},), not ({name}). So "
+    )
+
+
+def _asked(source: str) -> dict[str, float]:
+    """The resources a cell's ``resources={...}`` literal asks for (the largest amount per name), or {}.
+
+    >>> _asked("f = c.map(g, xs, resources={'GPU_SLOT': 2}, pure=False)")
+    {'GPU_SLOT': 2}
+    """
+    tree = _parse(source)
+    asked: dict[str, float] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.keyword) and node.arg == "resources" and isinstance(node.value, ast.Dict):
+            for k, v in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Constant) and isinstance(v.value, (int, float)):
+                    asked[str(k.value)] = max(asked.get(str(k.value), 0), v.value)
+    return asked
+
+
+def _more_than_offered(source: str, namespace: dict[str, Any]) -> str:
+    """Why no worker runs the tasks when they ask for more of a resource than any worker offers (said before the rest)."""
+    session = namespace.get("session")
+    try:
+        workers = session.client.scheduler_info(n_workers=-1)["workers"].values()  # type: ignore[union-attr]
+    except Exception:
+        return ""
+    for name, amount in _asked(source).items():
+        most = max((w.get("resources", {}).get(name, 0) for w in workers), default=0)
+        if 0 < most < amount:
+            return (
+                f"your tasks each ask for {amount:g} of {name}, and no worker offers that much ({most:g} at most, in "
+                "session.client.scheduler_info()['workers'][...]['resources']): a task runs only where one worker has all "
+                "it asks for. Ask for what one task needs. So "
+            )
+    return ""
+
+
+def _resource_lookup(err: str, source: str) -> str:
+    """What a KeyError named after a resource means when the tasks may run on workers that do not offer it
+    (``allow_other_workers=True``; learner review 37, 08-2)."""
+    found = re.match(r"KeyError: '([^']+)'", err)
+    if found is None or found.group(1) not in _asked(source) or "allow_other_workers" not in source:
+        return ""
+    return (
+        f"allow_other_workers=True let the scheduler put a task that asks for {found.group(1)} on a worker that does not "
+        f"offer it, and that worker failed looking the resource up (KeyError: '{found.group(1)}'). Leave workers= and "
+        "allow_other_workers out, and let the scheduler find a worker that offers the resource. So "
     )
 
 

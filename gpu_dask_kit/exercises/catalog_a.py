@@ -451,8 +451,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("there is a pool size: the question asks for the async allocator and NO pool (dask-cuda warns about the pair).")
     if opts.rmm_async is not True:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
-    if not str(opts.dashboard_address or "").endswith(":0"):
-        raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port (or none): which port number asks the system for any free one?")
+    if opts.dashboard_address is None:  # (learner review 37: False was named "None", the value the options store)
+        raise Hint(
+            "dashboard_address turns the dashboard off (None or False): the question wants it on a port; which port number asks the system for any free one?"
+        )
+    if not str(opts.dashboard_address).endswith(":0"):
+        raise Hint(f"dashboard_address is {opts.dashboard_address!r}, a fixed port: which port number asks the system for any free one?")
     # threads_per_worker=1 is LocalCUDACluster's own default (one thread per GPU worker): not a choice (learner review 26)
     pinned = [
         f"{n}={getattr(opts, n)!r}"

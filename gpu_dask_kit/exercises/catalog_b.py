@@ -427,10 +427,12 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"demean should be a function that takes one partition (a DataFrame); {describe(demean)} is not.")
     made = _parse(answer_cell(ns, "demeaned") or "")
     if made is not None and _assigned(made, "ddf") is not None:  # (learner review 26: told demean wrote into the partition)
+        node = _assigned(made, "ddf")
+        value = ast.unparse(node.value) if isinstance(node, ast.Assign) else "..."  # (learner review 38: ddf.assign(z=1))
+        value = value if len(value) <= 40 and "x_demeaned" not in value else "..."  # (a long one may hold the answer)
         raise Hint(
-            "your answer cell assigns ddf (ddf = ...): ddf is no longer the persisted data the lesson made, but the "
-            "mapped frame. Keep ddf as it is and name the mapped frame demeaned; re-run the cell that builds and "
-            "persists ddf, then your answer cell."
+            f"your answer cell assigns ddf (ddf = {value}): ddf is no longer the persisted data the lesson made. Keep ddf "
+            "as it is and name the mapped frame demeaned; re-run the cell that builds and persists ddf, then your answer cell."
         )
     inside = _computes_inside(answer_cell(ns, "demeaned"), ns)  # the cell that defines demean makes demeaned too
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
@@ -725,14 +727,15 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "of rows only for data like this (no gaps, no missing values). Count the rows of that partition."
             )
         held = {key_split(k) for k in flatten(ddf.__dask_keys__())}  # reading ddf's held partitions is not counting
-        counted = any(not p.startswith(MOVES) for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
+        # taking the partition's index is a selection, not a count (learner review 38: len(....index.compute()))
+        counted = any(not p.startswith(MOVES) and p not in ("index", "getattr") for r in found.runs_for("rows_in_partition_2") for p in r["prefixes"] - held)
         if _not_following_shorter(ns, ddf, number):  # (learner review 30: a count rounded by hand, while it happened to be round)
             raise Hint(
                 f"rows_in_partition_2 does not follow the data: the check ran your answer cell again on a ddf whose "
                 f"partition 2 has {SHORTER} fewer rows, and it did not give {SHORTER} fewer. Count the rows of that partition as "
                 "they are (nothing rounded, formatted or typed)."
             )
-        where = "counted by the workers" if counted else "only that partition was brought here, then counted"
+        where = "counted by the workers" if counted else "only that partition (or its index) was brought here, then counted"
         return f"the number of rows of that one partition ({where})."
     client = client_of(ns, ddf)
     runs = [r for r in runs_touching(client, ddf) if r["prefixes"] - r["own"]] if client is not None else []

@@ -61,6 +61,12 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if not np.allclose(local, expected):
         raise Hint("col_sums_local has one value per column, but not the column sums of x.")
+    cell_06_1 = answer_cell(ns, "col_sums_local") or ""
+    if not np.allclose(local, expected, rtol=1e-9, atol=0) and re.search(r"\.sum\([^)]*dtype\s*=", cell_06_1):
+        raise Hint(  # (learner reviews 37-38: x.sum(axis=0, dtype="float32") was told the sums changed after they came back)
+            f"col_sums_local holds {local.dtype} sums: your answer cell asks the sum for another dtype (dtype=...), so the "
+            "workers added up in fewer digits than x's own values have. Sum in x's own dtype (leave dtype= out)."
+        )
     if not np.allclose(local, expected, rtol=1e-9, atol=0):  # (learner review 25: .astype(int), .round(2) passed)
         raise Hint(
             "col_sums_local holds the column sums changed after they came back ("
@@ -189,6 +195,13 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     numbers_read(cell, x.nbytes, limits, helpers=own)
     _item_size_typed(cell, x)
     size_not_computed(ns)
+    one = _one_worker(cell) if close(given, expected, rel=1e-3) else None
+    if one is not None:  # (learner review 38: memory.workers[0].managed_bytes / limits[0], max(... for w in memory.workers))
+        raise Hint(
+            f"your answer cell reads one worker's numbers ({one}): that worker's own share equals x's share of all the "
+            "limits only while x's chunks happen to be spread evenly over workers with equal limits, as here. Divide x's "
+            "size by the workers' memory limits added up."
+        )
     if close(given, expected, rel=1e-3):  # session.memory()'s managed bytes also count small results still held
         return "x's share of the workers' memory limits together."
     shown = value if isinstance(value, str) else str(float(given))
@@ -229,6 +242,28 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not shown.strip().endswith("%") and _rounded_as_shown(shown, 100 * expected):  # "1.86", or round(100 * ..., 2)
         raise Hint("that looks like a percentage written as a plain number (rounded): add a '%' sign, or give the fraction.")
     raise Hint("that is not x's share of the limits: x's size in bytes, divided by the workers' memory limits added up (see scheduler_info).")
+
+
+def _one_worker(cell: str | None) -> str | None:
+    """The expression by which ``cell`` reads one worker's numbers: a fixed item of a per-worker list (``limits[0]``,
+    ``memory.workers[0]``), or the largest/smallest of per-worker ratios (``max(a / b for w in ...)``); else None.
+
+    >>> _one_worker("w0 = memory.workers[0]"), _one_worker("f = max(w.a / w.b for w in m.workers)"), _one_worker("f = x / limits[1]")
+    ('memory.workers[0]', 'max(...) of per-worker ratios', 'limits[1]')
+    >>> _one_worker("f = x.nbytes / sum(limits)") is None, _one_worker("f = x.nbytes / sum(w.host_memory_limit for w in memory.workers)") is None
+    (True, True)
+    """
+    tree = _parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            base = node.value
+            if (isinstance(base, ast.Name) and base.id == "limits") or (isinstance(base, ast.Attribute) and base.attr == "workers"):
+                return ast.unparse(node)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("max", "min") and node.args:
+            inner = node.args[0]
+            if isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and isinstance(inner.elt, ast.BinOp) and isinstance(inner.elt.op, ast.Div):
+                return f"{node.func.id}(...) of per-worker ratios"  # type: ignore[attr-defined]
+    return None
 
 
 def _item_size_typed(cell: str | None, x: Any) -> None:
@@ -357,8 +392,8 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
         if {str(c) for c in codes} >= {str(i) for i in got.index}:
             raise Hint(
-                "the index holds the name codes as text (str), not as the integer codes the processed data stores: count "
-                "the column as it is, without turning it into text first."
+                "the index holds the name codes as text (str), not as the integer codes the processed data stores: keep "
+                "the codes as the count gives them, without turning them into text (before or after counting)."
             )
         values = sorted(got.tolist()) if hasattr(got, "tolist") else []
         truth = _true_counts(ns)

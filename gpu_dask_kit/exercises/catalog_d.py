@@ -287,6 +287,7 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     _uses_future(ns, ans["single_fits"], "single_fits")
     _fits_in_one_go(ns, ("best_single_feature", "single_fits"), ans["single_fits"])
     results = dask.compute(*ans["single_fits"])
+    _fits_of_y(results, ns, "single_fits", "fit_ols(data_future, (name,))")
     features = [f for f in ns["features"]]
     if any("y" in tuple(r[0]) for r in results):
         raise Hint("single_fits includes a fit of y itself: y is the target the models predict, not a feature. Fit one model per name in features.")
@@ -301,6 +302,12 @@ def _judge_05_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"your answer cell picks best_single_feature {how}: it may name the right feature by chance, but the "
             "question is which fit explains y best. Compare the R² of each result (its last entry)."
+        )
+    sliced = _sliced(answer_cell(ns, "best_single_feature"), "single_fits")
+    if sliced is not None:  # (learner review 35: dask.compute(*single_fits[:6]) was told it picks "by where a feature sits")
+        raise Hint(
+            f"your answer cell computes only {sliced}, a part of the fits: the best feature is chosen among them all. "
+            "Compute every fit in single_fits, then compare their R² (each result's last entry)."
         )
     _same_in_another_order(ns, best)
     r2 = {r[0][0]: float(r[3]) for r in results}
@@ -391,6 +398,19 @@ def _keys(fits: Any) -> set[Any]:
     return {getattr(f, "key", None) for f in fits if hasattr(f, "__dask_graph__")}
 
 
+def _sliced(cell: str | None, name: str) -> str | None:
+    """``single_fits[:6]`` when the cell takes a slice of ``name`` (a part of the list), else None.
+
+    >>> _sliced("out = dask.compute(*single_fits[:6])", "single_fits"), _sliced("out = dask.compute(*single_fits)", "single_fits")
+    ('single_fits[:6]', None)
+    """
+    tree = _parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name and isinstance(node.slice, ast.Slice):
+            return ast.unparse(node)
+    return None
+
+
 def _same_in_another_order(ns: dict[str, Any], best: str) -> None:
     """A :class:`Hint` when the answer cell, run again with ``features`` listed in reverse order, names another feature:
     a pick by R² names the same one whatever the order; a pick by position (``features[1] if res else None``,
@@ -463,7 +483,7 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if with_y:  # (learner review 31: features from df.columns, y included, was told only "12 entries")
         raise Hint("lazy_fits includes a fit with y itself: y is the target the models predict, not a feature. Pair x0 with each name in features.")
     if len(results) != len(expected):
-        raise Hint(f"x0_results has {len(results)} entries; x0 pairs with {len(expected)} other features.")
+        raise Hint(f"x0_results has {len(results)} entr{'y' if len(results) == 1 else 'ies'}; x0 pairs with {len(expected)} other features.")
     sliced = "lazy_fits[" in (answer_cell(ns, "x0_results") or "").replace(" ", "")
     if sliced and isinstance(lazy, (list, tuple)) and len(lazy) != len(results):  # (learner review 30: compute(*lazy_fits[1:]))
         raise Hint(
@@ -486,9 +506,10 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
 
 
-def _fits_of_y(results: Any, ns: dict[str, Any]) -> None:
+def _fits_of_y(results: Any, ns: dict[str, Any], name: str = "x0_results", call: str = "fit_ols(data_future, pair)") -> None:
     """A :class:`Hint` when the first result is not the fit of the lesson's target (the notebook's own fit_one, its default
-    target, on the notebook's frame): ``fit_ols(data_future, pair, target="x1")`` agrees with itself (learner review 37)."""
+    target, on the notebook's frame): ``fit_ols(data_future, pair, target="x1")`` agrees with itself (learner review 37;
+    05-1's ``target="x0"``, learner review 38)."""
     fit, frame = ns.get("fit_one"), ns.get("df")
     if not callable(fit):
         return
@@ -499,8 +520,8 @@ def _fits_of_y(results: Any, ns: dict[str, Any]) -> None:
         return
     if abs(want - r2) > 1e-6 * max(1.0, abs(want)):
         raise Hint(
-            "x0_results are not fits of the lesson's target: the first one's R² differs from fit_one's own fit of the same "
-            "features (target= another column?). Keep the calls as the lesson makes them: fit_ols(data_future, pair)."
+            f"{name} are not fits of the lesson's target: the first one's R² differs from fit_one's own fit of the same "
+            f"features (target= another column?). Keep the calls as the lesson makes them: {call}."
         )
 
 

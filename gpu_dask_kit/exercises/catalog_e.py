@@ -73,6 +73,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if pool is not None and 0 < pool <= 1:  # a share, not the one asked (learner review 32: 0.05)
             raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: a share of each GPU, but not the share the question gives for the pool.")
         raise Hint(f"rmm_pool_size is {got.get('rmm_pool_size')!r}: the question asks for a share of each GPU (a fraction between 0 and 1).")
+    address = got.get("scheduler_address")
+    if got.get("scheduler_file") is None and isinstance(address, str) and not address.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
+        raise Hint(  # (learner reviews 36-38: the file's path given to --scheduler-address)
+            f"the path {address!r} went to --scheduler-address, which takes the address of a running scheduler "
+            "(tls://host:port), not a file: the parser has another flag for a scheduler file (its --help lists it)."
+        )
     if got.get("scheduler_file") != "/shared/scheduler.json":
         raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")
     extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})

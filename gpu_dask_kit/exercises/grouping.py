@@ -80,6 +80,11 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
                 f"{name} matches to a few digits only ({got.dtype}): the values were converted to a smaller float type "
                 "on the way, which rounds them. Keep the column's own dtype."
             )
+        if list(got.index) != list(expected.index) and sorted(got.values.tolist()) == sorted(expected.values.tolist()):
+            raise Hint(  # (learner review 38: .index.str.lower() after the max was told to check the column and aggregation)
+                f"{name} holds the right values, but not under the names as the data has them: the index was changed after "
+                "the aggregation (renamed, reordered, re-labelled). Keep the index the groupby gives."
+            )
         raise Hint(wrong)
 
 

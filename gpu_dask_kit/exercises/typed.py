@@ -182,11 +182,16 @@ def _numbers_in(where: str, body: list[ast.AST], nbytes: int | None, limits: lis
             )
         scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
         if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):
-            raise Hint(
-                f"the number of workers is written out in {where} (a multiplier or divisor that stands for it): "
-                "the cluster may have another number of workers, with other limits. Add up the limit the scheduler "
-                "reports for EVERY worker."
+            raise Hint(  # (learner review 38: x[:, :25].nbytes * 2, the 2 meaning two halves, was told it is the workers)
+                f"a number written out in {where} ({number_text(value)}, a multiplier or divisor) equals the number of "
+                "workers here: whatever it stands for, the answer is right only while the cluster has that many workers "
+                "and x has this shape. Use x's own size, and add up the limit the scheduler reports for EVERY worker."
             )
+
+
+def number_text(value: float) -> str:
+    """``2`` for 2.0, ``0.5`` for 0.5: a number as a learner typed it."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _workers_assumed(body: list[ast.AST], n: int, name: str, where: str = "your answer cell") -> None:

@@ -12,6 +12,7 @@ loads it in IPython), makes IPython print it under the traceback.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import traceback
 from typing import Any
@@ -89,6 +90,15 @@ CUPY_TO_NUMPY = (
 )
 
 
+#: Arithmetic on futures in the notebook (learner reviews 36-37, 09-1: ``total_future = sum(square_futures)``).
+FUTURE_ARITHMETIC_SIGN = re.compile(r"unsupported operand type\(s\) for [^:]+: '\w+' and 'Future'|: 'Future' and '\w+'")
+FUTURE_ARITHMETIC = (
+    "Python did arithmetic here, in the notebook, on futures: a Future is not a number but a ticket for a result "
+    "held on a worker, and the notebook has only the tickets. Adding the values up must run where the values are: "
+    "as a task on the cluster, which is handed the futures' values when it runs"
+)
+
+
 def is_cudf_size_failure(exc: BaseException) -> bool:
     """True for the error of cuDF's ``groupby(...).size()`` on a frame with a column called ``name`` (see CUDF_SIZE)."""
     if not isinstance(exc, ValueError) or "truth value of a Series is ambiguous" not in str(exc):
@@ -131,6 +141,8 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
         return f"gpu-dask-kit: {CUDF_SIZE}."
     if CUPY_NUMPY_SIGN in str(exc):
         return f"gpu-dask-kit: {CUPY_NUMPY}." + usable
+    if FUTURE_ARITHMETIC_SIGN.search(str(exc)):
+        return f"gpu-dask-kit: {FUTURE_ARITHMETIC}." + usable
     if CUPY_TO_NUMPY_SIGN in str(exc):
         return f"gpu-dask-kit: {CUPY_TO_NUMPY}." + usable
     if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):

@@ -90,7 +90,7 @@ TYPED_00_2 = [
         "from dask.utils import parse_bytes\nCPU_CLUSTER = {{'n_workers': 2, 'memory_limit': '1GiB'}}\ncluster_memory = CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit'])",
         "cluster request",
     ),
-    (f"cluster_memory = next(iter({LIMITS}))['memory_limit'] * 2", "the number of workers is written out"),
+    (f"cluster_memory = next(iter({LIMITS}))['memory_limit'] * 2", "equals the number of workers here"),
 ]
 
 

@@ -72,3 +72,9 @@ def test_review_36_01_1_port_0_written_as_text_is_a_free_port(client):
     """`dashboard_address="0"` was read as no dashboard ("a fixed port (or none)"); distributed reads "0" as a free port."""
     _, verdict = judged_cell("01-1", client, 'workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address="0")')
     assert verdict.correct, verdict.message
+
+
+def test_review_37_01_1_no_dashboard_is_named_as_no_dashboard_not_as_none(client):
+    """Learner review 37: `dashboard_address=False` was told "dashboard_address is None, a fixed port (or none)"."""
+    code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=False)"
+    assert_refused("01-1", client, code, "turns the dashboard off (None or False)", not_said="is None")

@@ -202,3 +202,10 @@ def test_review_36_03_2_means_with_split_out_from_the_persisted_frame_pass(clien
     ddf's recipe share dask-expr's task name "operation")."""
     _, verdict = judged_cell("03-2", client, "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean(split_out=2).compute()")
     assert verdict.correct, verdict.message
+
+
+def test_review_38_03_1_names_changed_after_the_max_are_named(client):
+    """Learner review 38: `max_y_by_name.index = max_y_by_name.index.str.lower()` after the groupby was told "check which
+    column and which aggregation you used" (both were right)."""
+    code = 'max_y_by_name = ddf.groupby("name").y.max().compute()\nmax_y_by_name.index = max_y_by_name.index.str.lower()'
+    assert_refused("03-1", client, code, "the index was changed after the aggregation", not_said="which column and which aggregation")

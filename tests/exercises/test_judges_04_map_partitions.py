@@ -398,3 +398,18 @@ def test_review_36_04_1_another_frame_or_another_row_order_is_refused(code, said
 def test_review_36_04_1_a_name_holding_ddf_itself_passes(client):
     _, verdict = judged_cell("04-1", client, DEMEAN + "frame = ddf\ndemeaned = frame.map_partitions(demean)")
     assert verdict.correct, verdict.message
+
+
+def test_review_37_04_2_the_index_brought_here_is_not_said_counted_by_the_workers(client):
+    """Learner reviews 37-38: `len(ddf.partitions[2].index.compute())` was praised as "counted by the workers" (the
+    index came to the notebook and was counted there)."""
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2].index.compute())")
+    assert verdict.correct and "(or its index) was brought here, then counted" in verdict.message, verdict.message
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2])")
+    assert verdict.correct and "counted by the workers" in verdict.message, verdict.message
+
+
+def test_review_38_04_1_ddf_overwritten_by_another_step_is_not_called_the_mapped_frame(client):
+    """Learner reviews 37-38: `ddf = ddf.assign(z=1)` in the answer cell was called "the mapped frame"."""
+    code = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean())\n\nddf = ddf.assign(z=1)\ndemeaned = ddf.map_partitions(demean)"
+    assert_refused("04-1", client, code, "your answer cell assigns ddf (ddf = ddf.assign(z=1))", not_said="mapped frame.")

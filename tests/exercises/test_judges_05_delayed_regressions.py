@@ -197,3 +197,21 @@ def test_review_37_05_2_fits_of_another_target_are_refused(client):
     """`fit_ols(data_future, ("x0", f), target="x1")` was Correct: x0_results agreed with the same calls computed again."""
     code = "lazy_fits = [fit_ols(data_future, ('x0', f), target='x1') for f in features if f != 'x0']\nx0_results = dask.compute(*lazy_fits)"
     assert_refused("05-2", client, code, "are not fits of the lesson's target")
+
+
+def test_review_35_05_1_a_slice_of_the_fits_is_named_as_a_part_of_them(client):
+    """Learner review 35: `dask.compute(*single_fits[:6])` was told it picks "by where a feature sits"."""
+    code = (
+        "single_fits = [fit_ols(data_future, (name,)) for name in features]\nout = dask.compute(*single_fits[:6])\n"
+        "best_single_feature = max(out, key=lambda r: r[3])[0][0]"
+    )
+    assert_refused("05-1", client, code, "computes only single_fits[:6], a part of the fits", not_said="where a feature sits")
+
+
+def test_review_38_05_1_fits_of_another_target_are_named(client):
+    """Learner reviews 37-38: 05-1 with `target="x0"` was told "A pick by anything but R²" (the pick was by R²)."""
+    code = (
+        'single_fits = [fit_ols(data_future, (f,), target="x0") for f in features if f != "x0"]\nout = dask.compute(*single_fits)\n'
+        "best_single_feature = max(out, key=lambda r: r[3])[0][0]"
+    )
+    assert_refused("05-1", client, code, "single_fits are not fits of the lesson's target", not_said="A pick by anything but")

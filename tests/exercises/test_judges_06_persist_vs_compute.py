@@ -50,8 +50,8 @@ WORKERS = f"limits = [w['memory_limit'] for w in {LIMITS}]\n"
 TYPED_06_2 = [
     ("from dask.utils import parse_bytes\nfraction = x.nbytes / (2 * parse_bytes('1GiB'))", "a memory size is written out"),
     (WORKERS + "fraction = 20e6 / sum(limits)", "x's size is a number written out"),
-    (WORKERS + "fraction = x.nbytes / limits[0] * 0.5", "the number of workers is written out"),
-    (WORKERS + "fraction = x.nbytes / (limits[0] * 2)", "the number of workers is written out"),
+    (WORKERS + "fraction = x.nbytes / limits[0] * 0.5", "equals the number of workers here"),
+    (WORKERS + "fraction = x.nbytes / (limits[0] * 2)", "equals the number of workers here"),
     (
         "from dask.utils import parse_bytes\nCPU_CLUSTER = {'n_workers': 2, 'memory_limit': '1GiB'}\nfraction = x.nbytes / (CPU_CLUSTER['n_workers'] * parse_bytes(CPU_CLUSTER['memory_limit']))",
         "cluster request",
@@ -352,3 +352,34 @@ def test_06_1_cupys_refusal_to_become_numpy_is_explained_by_the_check(shell, cli
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\n" + error + "\ncol_sums_local = np.asarray(col_sums_persisted)"
     verdict = judge("06-1", cells_in_shell(shell, "06-1", client, code))
     assert verdict.message.startswith("Could not be checked (06-1): NumPy was handed a CuPy array"), verdict.message
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("w0 = memory.workers[0]\nfraction = w0.managed_bytes / w0.host_memory_limit", "(memory.workers[0])"),
+        ("fraction = memory.workers[0].managed_bytes / limits[0]", "reads one worker's numbers"),
+        ("fraction = max(w.managed_bytes / w.host_memory_limit for w in memory.workers)", "(max(...) of per-worker ratios)"),
+        ("fraction = (x.nbytes / len(limits)) / limits[0]", "(limits[0])"),
+    ],
+)
+def test_review_38_06_2_one_workers_own_share_is_refused(code, said, client):
+    """Learner review 38: one worker's share of its own limit, read from the `memory` snapshot of the cells above (x
+    held, its chunks split evenly over two equal workers), was "Correct"; so was `(x.nbytes / len(limits)) / limits[0]`."""
+    scratch = (
+        LIMITS_06
+        + "import distributed\nfrom gpu_dask_kit.monitor import snapshot\nx_held = x.persist()\n_ = distributed.wait(x_held)\nmemory = snapshot(session.client, mode='cpu', fresh=True)\n"
+    )
+    assert_refused("06-2", client, LIMITS_06 + code, said, scratch=scratch)
+
+
+def test_review_38_06_2_two_halves_are_not_said_to_be_the_workers(client):
+    """Learner reviews 36-38: `x[:, :25].nbytes * 2` (two column halves) was told "the number of workers is written out"."""
+    code = LIMITS_06 + "fraction = x[:, :25].nbytes * 2 / sum(limits)"
+    assert_refused("06-2", client, code, "a number written out in your answer cell (2, a multiplier or divisor) equals the number of workers here")
+
+
+def test_review_38_06_1_sums_asked_in_float32_are_named_as_such(client):
+    """Learner reviews 37-38: `x.sum(axis=0, dtype="float32")` was told the sums were "changed after they came back"."""
+    code = 'col_sums = x.sum(axis=0)\ncol_sums_persisted = x.sum(axis=0, dtype="float32").persist()\ncol_sums_local = to_host(col_sums_persisted.compute())'
+    assert_refused("06-1", client, code, "your answer cell asks the sum for another dtype", not_said="after they came back")

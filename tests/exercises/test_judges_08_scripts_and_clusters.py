@@ -10,7 +10,7 @@ from gpu_dask_kit.exercises import judge
 
 from ..helpers import cancel_last_made_first
 from ..test_exercises_corpus import _run, namespace
-from .helpers import RaisedShell, assert_refused, assert_rejected, judge_answer_with_ns, judged_cell, notebook_namespace
+from .helpers import RaisedShell, assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell, notebook_namespace
 
 
 def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
@@ -222,8 +222,20 @@ def test_review_30_08_2_a_request_larger_than_any_worker_with_pure_false_is_not_
         "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 2}, pure=False)\nslot_workers = session.client.gather(slot_futures)"
     )
     verdict = _judged_after_no_valid_worker(client, answer)
-    said = "compare the resource's name and amount each task asks for"
+    # (learner review 36: "2 asked, 1 offered" is what to say; the corpus' workers offer one GPU_SLOT each)
+    said = "your tasks each ask for 2 of GPU_SLOT, and no worker offers that much (1 at most"
     assert not verdict.correct and said in verdict.message and "add pure=False" not in verdict.message, verdict.message
+
+
+def test_review_37_08_2_other_workers_allowed_for_a_resource_task_is_named(shell, client):
+    """Learner review 37: `workers=["plain"], allow_other_workers=True` with resources= ended in a raw
+    `KeyError: 'GPU_SLOT'` and "failed when it last ran (KeyError: 'GPU_SLOT')" only."""
+    code = (
+        "slot_futures = session.client.map(where_am_i, range(4), pure=False, resources={'GPU_SLOT': 1}, workers=['plain'], "
+        "allow_other_workers=True)\nraise KeyError('GPU_SLOT')  # what the worker without the resource raises\nslot_workers = []"
+    )
+    verdict = judge("08-2", cells_in_shell(shell, "08-2", client, code))
+    assert "allow_other_workers=True let the scheduler put a task that asks for GPU_SLOT on a worker" in verdict.message, verdict.message
 
 
 def test_review_27_08_1_a_share_written_as_arithmetic_is_told_to_use_a_decimal(client):
@@ -296,3 +308,10 @@ def test_review_35_08_1_a_memory_limit_up_to_1_is_named_as_a_share_not_as_bytes(
     """`--memory-limit 0.5` was told "read as a few bytes" (Dask reads a number up to 1 as a share of the machine's memory)."""
     code = f"args = parser.parse_args('{FLAGS_08_1.replace('8GiB', '0.5')}'.split())\nscript_options = options_from_args(args)"
     assert_refused("08-1", client, code, "looks like a fraction (Dask reads a memory limit up to 1 as a share", not_said="a few bytes")
+
+
+def test_review_38_08_1_the_file_given_to_scheduler_address_is_named(client):
+    """Learner reviews 36-38: `--scheduler-address /shared/scheduler.json` was told only "scheduler_file is None"."""
+    flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 0.5 --scheduler-address /shared/scheduler.json"
+    code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code, "went to --scheduler-address, which takes the address of a running scheduler")

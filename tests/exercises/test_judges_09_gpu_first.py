@@ -9,7 +9,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
-from .helpers import assert_refused, assert_rejected, judge_answer_with_ns
+from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns
 
 
 def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
@@ -107,3 +107,12 @@ def test_review_37_09_1_a_number_mapped_twice_is_refused_with_pure_true_too(clie
     """`map(square, [0, ..., 9, 0])` (pure=True: two calls, one key) was Correct; with pure=False it was refused."""
     code = "sq = session.client.map(square, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0])\ntotal_future = session.client.submit(sum, sq)"
     assert_refused("09-1", client, code, "square is started for 11 numbers")
+
+
+def test_review_36_09_1_futures_added_up_in_the_notebook_are_explained(shell, client):
+    """Learner reviews 36-37: `total_future = sum(sq)` raised `TypeError: unsupported operand type(s) for +: 'int' and
+    'Future'`, and the check said only "failed when it last ran"."""
+    code = "sq = session.client.map(square, range(10))\ntotal_future = sum(sq)"
+    verdict = judge("09-1", cells_in_shell(shell, "09-1", client, code))
+    assert verdict.message.startswith("Could not be checked (09-1): Python did arithmetic here, in the notebook, on futures"), verdict.message
+    assert "client.submit(sum" not in verdict.message, verdict.message

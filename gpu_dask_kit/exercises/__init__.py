@@ -40,7 +40,7 @@ from .elsewhere import VALUES_WRITTEN_OUT, require_made_in_cell
 from .evidence import client_of, cluster_closed
 from .fingerprint import fingerprint
 from .model import Exercise, Hint, Verdict
-from .replay import CELL, _parse, answer_cell, changed_after
+from .replay import CELL, _assigned, _parse, answer_cell, changed_after
 from .stale import cluster_state, no_cluster, remake_steps
 from .zeroed import only_decides
 
@@ -268,7 +268,15 @@ def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...], after_star
     cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
     reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
     start = restart_cell(namespace) if after_start and isinstance(namespace.get("In"), list) else None
-    steps = remake_steps({k: v for k, v in namespace.items() if k not in answer_names}, reads, named=(start,) if start else ())
+    history = [str(s) for s in namespace["In"]] if isinstance(namespace.get("In"), list) else []
+    # earlier answer cells of this exercise are not named (learner reviews 38-39: `ddf = ddf.assign(z=1)` in a wrong answer
+    # was listed among the cells that make ddf, and running it again would break ddf again): "then your answer cell" says it
+    answered = tuple(
+        number
+        for number, source in enumerate(history[:-1])
+        if (tree := _parse(source)) is not None and any(_assigned(tree, name) is not None for name in answer_names)
+    )
+    steps = remake_steps({k: v for k, v in namespace.items() if k not in answer_names}, reads, named=((start,) if start else ()) + answered)
     return f"{steps} (their data is gone), then " if steps else ""
 
 

@@ -489,7 +489,13 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     percent = _percent_given(answer_cell(ns, "workshop_options"), "device_memory_limit")
     note = " (ClusterOptions turned your percent string into the float dask-cuda reads; LocalCUDACluster itself does not read a '%' string)" if percent else ""
-    return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port."
+    bare_zero = re.search(r"dashboard_address\s*=\s*0\b", answer_cell(ns, "workshop_options") or "") is not None
+    port = (  # (learner review 39: distributed itself reads a bare 0 as "no address given" and takes 8787)
+        " (the kit reads dashboard_address=0 as a free port; distributed's own clusters read a bare 0 as no address and take 8787: write ':0' there)"
+        if bare_zero
+        else ""
+    )
+    return f"spill above a share of each GPU{note}, the async allocator without a pool, the dashboard on a free port{port}."
 
 
 def _percent_given(cell: str | None, option: str) -> bool:

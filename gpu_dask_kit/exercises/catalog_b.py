@@ -733,7 +733,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(
                 f"rows_in_partition_2 does not follow the data: the check ran your answer cell again on a ddf whose "
                 f"partition 2 has {SHORTER} fewer rows, and it did not give {SHORTER} fewer. Count the rows of that partition as "
-                "they are (nothing rounded, formatted or typed)."
+                "they are, in ddf itself (nothing rounded, formatted or typed; no other frame)."
             )
         where = "counted by the workers" if counted else "only that partition (or its index) was brought here, then counted"
         return f"the number of rows of that one partition ({where})."

@@ -70,7 +70,7 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if not np.allclose(local, expected, rtol=1e-9, atol=0):  # (learner review 25: .astype(int), .round(2) passed)
         raise Hint(
             "col_sums_local holds the column sums changed after they came back ("
-            + ("rounded" if local.dtype == expected.dtype else f"rounded, or converted to {local.dtype}")
+            + ("rounded, or changed by arithmetic" if local.dtype == expected.dtype else f"rounded, or converted to {local.dtype}")
             + "): "
             "keep the values as the workers computed them."
         )

@@ -236,7 +236,13 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     asked = resource_restrictions(list(futures))
     if any(not a for a in asked):
         raise Hint("the scheduler no longer knows these tasks: run your answer cell again, then this check.")
-    if any(a["workers"] for a in asked):
+    if any(a["workers"] and a.get("loose") for a in asked) and not any(a["resources"] for a in asked):
+        raise Hint(  # (learner review 39: "may use only those" was false with allow_other_workers=True)
+            "the tasks name workers they prefer (workers=..., with allow_other_workers=True: a preference, the scheduler "
+            "may still run them elsewhere) and ask for no resource: nothing says what a task NEEDS. Ask for the resource "
+            "instead, and let the scheduler find the workers that offer it."
+        )
+    if any(a["workers"] and not a.get("loose") for a in asked):
         raise Hint(
             "the tasks are pinned to workers by name: the scheduler may use only those, whatever they have. Ask for what "
             "the task NEEDS instead, and let the scheduler find the workers that offer it."

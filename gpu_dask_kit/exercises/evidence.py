@@ -322,7 +322,16 @@ def _restrictions(dask_scheduler: Any, keys: list[Any]) -> list[dict[str, Any]]:
     out = []
     for key in keys:
         ts = dask_scheduler.tasks.get(key)
-        out.append({} if ts is None else {"resources": dict(ts.resource_restrictions or {}), "workers": sorted(ts.worker_restrictions or ()), "known": True})
+        out.append(
+            {}
+            if ts is None
+            else {
+                "resources": dict(ts.resource_restrictions or {}),
+                "workers": sorted(ts.worker_restrictions or ()),
+                "loose": bool(ts.loose_restrictions),  # allow_other_workers=True: the workers named are a preference
+                "known": True,
+            }
+        )
     return out
 
 

@@ -142,9 +142,10 @@ def grouped_on_cluster(found: Replay, data: Any, data_name: str, name: str, aske
     mapped = any(call in found.cell for call in ("map_partitions(", ".apply(", "to_delayed(", "delayed("))  # a function of theirs ran
     if not reducing and own and mapped and not shuffled:
         raise Hint(
-            f"the workers ran your own function on each partition of {data_name}, and the partial results were combined "
-            f"here, in this notebook, by hand. Where to look: a Dask groupby aggregation reduces each partition AND "
-            "combines the partial results on the workers, in one computation."
+            f"the workers ran your own function on each partition of {data_name}, and only its partial results, one per "
+            "partition, came back: combining them across partitions was left to this notebook (or not done at all). "
+            "Where to look: a Dask groupby aggregation reduces each partition AND combines the partial results on the "
+            "workers, in one computation."
         )
     if not reducing and shuffled and any("drop_duplicates" in p or "drop-duplicates" in p for p in prefixes):  # one row kept per group
         raise Hint(

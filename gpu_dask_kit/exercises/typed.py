@@ -182,10 +182,11 @@ def _numbers_in(where: str, body: list[ast.AST], nbytes: int | None, limits: lis
             )
         scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
         if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):
+            shape = " and x has this shape. Use x's own size, and" if nbytes is not None else ". So"  # (00-2 has no x: review 39)
             raise Hint(  # (learner review 38: x[:, :25].nbytes * 2, the 2 meaning two halves, was told it is the workers)
                 f"a number written out in {where} ({number_text(value)}, a multiplier or divisor) equals the number of "
-                "workers here: whatever it stands for, the answer is right only while the cluster has that many workers "
-                "and x has this shape. Use x's own size, and add up the limit the scheduler reports for EVERY worker."
+                f"workers here: whatever it stands for, the answer is right only while the cluster has that many workers"
+                f"{shape} add up the limit the scheduler reports for EVERY worker."
             )
 
 

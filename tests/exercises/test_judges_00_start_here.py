@@ -240,3 +240,9 @@ def test_review_33_00_1_to_delayed_is_named_as_delayed_pieces_not_as_computed(cl
     assert_refused(
         "00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum().to_delayed()", "a NumPy array of Delayed objects", "already computed"
     )
+
+
+def test_review_39_00_2_a_typed_worker_count_speaks_of_no_x(client):
+    """Learner review 39: `lims[0] * 2` in 00-2 was told about "x has this shape" and "x's own size" (00-2 has no x)."""
+    code = f"lims = [w['memory_limit'] for w in {LIMITS}]\ncluster_memory = lims[0] * 2"
+    assert_refused("00-2", client, code, "equals the number of workers here", not_said="x's own size")

@@ -78,3 +78,12 @@ def test_review_37_01_1_no_dashboard_is_named_as_no_dashboard_not_as_none(client
     """Learner review 37: `dashboard_address=False` was told "dashboard_address is None, a fixed port (or none)"."""
     code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=False)"
     assert_refused("01-1", client, code, "turns the dashboard off (None or False)", not_said="is None")
+
+
+def test_review_39_01_1_a_bare_zero_is_told_what_distributed_itself_does_with_it(client):
+    """Learner review 39: `dashboard_address=0` passes (the kit reads it as a free port), but distributed's own clusters
+    read a bare 0 as no address given and take 8787 (`clean_dashboard_address(dashboard_address or default_port)`)."""
+    _, verdict = judged_cell("01-1", client, "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=0)")
+    assert verdict.correct and "write ':0' there" in verdict.message, verdict.message
+    _, verdict = judged_cell("01-1", client, "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0')")
+    assert verdict.correct and "write ':0'" not in verdict.message, verdict.message

@@ -49,7 +49,7 @@ HONEST_03 = [
     (
         "03-1",
         "max_y_by_name = ddf.map_partitions(lambda d: d.groupby('name').y.max()).compute().groupby(level=0).max()",
-        "combined here",
+        "left to this notebook",
         "brought ddf's rows here",
     ),
     ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().reset_index()", "reset_index", "select the one column"),
@@ -209,3 +209,11 @@ def test_review_38_03_1_names_changed_after_the_max_are_named(client):
     column and which aggregation you used" (both were right)."""
     code = 'max_y_by_name = ddf.groupby("name").y.max().compute()\nmax_y_by_name.index = max_y_by_name.index.str.lower()'
     assert_refused("03-1", client, code, "the index was changed after the aggregation", not_said="which column and which aggregation")
+
+
+def test_review_39_03_2_partial_results_never_combined_are_not_said_combined_here(client):
+    """Learner review 39: per-partition means stacked, never combined, were told "combined here, in this notebook, by hand"."""
+    code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.map_partitions(lambda d: d.groupby('name').x.mean()).compute()"
+    verdict = judged("03-2", client, code)
+    assert not verdict.correct and "combined here, in this notebook, by hand" not in verdict.message, verdict.message
+    assert "only its partial results, one per partition, came back" in verdict.message, verdict.message

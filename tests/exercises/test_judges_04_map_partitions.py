@@ -12,7 +12,7 @@ from gpu_dask_kit.exercises import judge
 from ..helpers import cancel_last_made_first
 from ..test_exercises_cases import DEMEAN
 from ..test_exercises_corpus import _run, namespace
-from .helpers import assert_refused, cells_in_shell, judged, judged_cell
+from .helpers import assert_refused, cells_in_shell, judged, judged_cell, notebook_namespace
 
 # Review 5, item 2: 04-2 answers that read every partition and keep one count (two were "Correct"; be consistent).
 EVERY_PARTITION = [
@@ -413,3 +413,22 @@ def test_review_38_04_1_ddf_overwritten_by_another_step_is_not_called_the_mapped
     """Learner reviews 37-38: `ddf = ddf.assign(z=1)` in the answer cell was called "the mapped frame"."""
     code = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean())\n\nddf = ddf.assign(z=1)\ndemeaned = ddf.map_partitions(demean)"
     assert_refused("04-1", client, code, "your answer cell assigns ddf (ddf = ddf.assign(z=1))", not_said="mapped frame.")
+
+
+def test_review_39_04_1_after_a_new_cluster_an_earlier_answer_cell_is_not_named_among_the_cells_to_run(client):
+    """Learner reviews 38-39: after the close cell and a new cluster, the check named a wrong answer cell of 04-1 that
+    overwrote ddf (`ddf = ddf.assign(z=1)`) among "the cells that make `ddf`": running it again breaks ddf again."""
+    from distributed import Client, LocalCluster, wait
+
+    ns = notebook_namespace("04-1", client)
+    right = "def demean(df):\n    return df.assign(x_demeaned=df.x - df.x.mean())\n\ndemeaned = ddf.map_partitions(demean)"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as other, Client(other, set_as_default=False) as old:
+        import dask
+
+        held = old.persist(dask.datasets.timeseries(start="2000-01-01", end="2000-01-03", freq="1h", seed=1))
+        wait(held)
+        ns["ddf"] = held.assign(z=1)
+    exec(right, ns)
+    ns["In"] = ["", "ddf = make_ddf().persist()", "ddf = ddf.assign(z=1)\ndemeaned = ddf", right, 'exercises.check("04-1", globals())']
+    verdict = judge("04-1", ns)
+    assert "the cell that makes `ddf` (In [1])" in verdict.message and "In [2]" not in verdict.message, verdict.message

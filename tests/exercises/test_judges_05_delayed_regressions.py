@@ -215,3 +215,15 @@ def test_review_38_05_1_fits_of_another_target_are_named(client):
         "best_single_feature = max(out, key=lambda r: r[3])[0][0]"
     )
     assert_refused("05-1", client, code, "single_fits are not fits of the lesson's target", not_said="A pick by anything but")
+
+
+def test_review_39_05_a_part_of_the_fits_and_one_fits_result_are_named(client):
+    """Learner review 39: `single_fits = single_fits[:3]` after a right answer was told "each with ONE feature"; 05-2's
+    `dask.compute(*lazy_fits)[0]` was told "x0_results has 4 entries"."""
+    code = (
+        "single_fits = [fit_ols(data_future, (f,)) for f in features]\nsingle_fits = single_fits[:3]\nout = dask.compute(*single_fits)\n"
+        "best_single_feature = max(out, key=lambda r: r[3])[0][0]"
+    )
+    assert_refused("05-1", client, code, "single_fits holds 3 of the")
+    lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
+    assert_refused("05-2", client, lazy + "x0_results = dask.compute(*lazy_fits)[0]", "x0_results is ONE fit's result")

@@ -315,3 +315,15 @@ def test_review_38_08_1_the_file_given_to_scheduler_address_is_named(client):
     flags = "--n-workers 4 --memory-limit 8GiB --rmm-pool-size 0.5 --scheduler-address /shared/scheduler.json"
     code = f"args = parser.parse_args('{flags}'.split())\nscript_options = options_from_args(args)"
     assert_refused("08-1", client, code, "went to --scheduler-address, which takes the address of a running scheduler")
+
+
+def test_review_39_08_2_preferred_workers_are_not_said_to_be_the_only_ones(client):
+    """Learner review 39: `workers=[...], allow_other_workers=True` without resources was told "the scheduler may use only
+    those" (false: allow_other_workers makes the names a preference)."""
+    code = (
+        "slot_futures = session.client.map(where_am_i, range(4), workers=['plain'], allow_other_workers=True, pure=False)\n"
+        "slot_workers = session.client.gather(slot_futures)"
+    )
+    assert_refused("08-2", client, code, "a preference, the scheduler may still run them elsewhere", not_said="may use only those")
+    pinned = "slot_futures = session.client.map(where_am_i, range(4), workers=['plain'], pure=False)\nslot_workers = session.client.gather(slot_futures)"
+    assert_refused("08-2", client, pinned, "may use only those")

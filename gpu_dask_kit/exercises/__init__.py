@@ -286,8 +286,8 @@ def _gone(answers: dict[str, Any]) -> str | None:
         futures = futures_in(value)
         if any(str(f.client.status) in ("closed", "closing") for f in futures):
             return (
-                f"{name} holds data of a cluster that has been closed since your answer cell ran (this notebook's "
-                "session is a newer cluster, which does not have it)"
+                f"{name} holds data of a cluster that has been closed (made before the close, or from data made before "
+                "it: this notebook's session is a newer cluster, which does not have it)"
             )
         failed = next((f for f in futures if f.status == "error"), None)
         if failed is not None:

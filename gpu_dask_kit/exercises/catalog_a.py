@@ -451,6 +451,12 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("there is a pool size: the question asks for the async allocator and NO pool (dask-cuda warns about the pair).")
     if opts.rmm_async is not True:
         raise Hint("the allocator is not the one asked for: look for the ClusterOptions flag that turns on RMM's asynchronous allocator.")
+    if "dashboard_address" not in (answer_cell(ns, "workshop_options") or "dashboard_address"):  # (learner review 40)
+        raise Hint(
+            "your answer leaves dashboard_address out: the kit happens to default to a free port, but LocalCUDACluster "
+            "itself (and a plain distributed cluster) defaults to port 8787. The question asks you to choose the port: "
+            "set it."
+        )
     if opts.dashboard_address is None:  # (learner review 37: False was named "None", the value the options store)
         raise Hint(
             "dashboard_address turns the dashboard off (None or False): the question wants it on a port; which port number asks the system for any free one?"

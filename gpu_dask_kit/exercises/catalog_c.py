@@ -132,10 +132,17 @@ def _read_from_memory(found: Replay, n_cols: int, kept: set[str] | frozenset[str
             "the cluster (a compute with scheduler='threads' or 'sync' runs every task here, x's chunks included). Let the "
             "workers compute and hold the sums; bring back only those values."
         )
-    if not held:  # neither summed on the cluster nor read from the (held) sums: x came here
-        raise Hint(
+    if not held and re.search(r"\bx(\.persist\(\))?\.compute\(|to_host\(x\)|np\.asarray\(x\)", found.cell or ""):
+        raise Hint(  # x's values themselves came here
             "col_sums_local was added up in this notebook: your answer cell brought x's values here (all of x, or block "
             "by block) and NumPy summed them on one core. Let the workers compute the sums; bring back only the small result."
+        )
+    if not held:  # neither summed on the cluster nor read from the (held) sums (learner review 40: a new persist of a sum)
+        raise Hint(
+            "col_sums_local was not brought back from the sums held on the workers: your answer cell either brought x's "
+            "values here (all of x, or block by block) and summed them in this notebook, or summed x again (a new "
+            "persist or compute of a sum over x) instead of fetching col_sums_persisted. Bring back the persisted values "
+            "themselves."
         )
 
 

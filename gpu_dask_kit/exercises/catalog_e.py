@@ -242,6 +242,12 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "may still run them elsewhere) and ask for no resource: nothing says what a task NEEDS. Ask for the resource "
             "instead, and let the scheduler find the workers that offer it."
         )
+    if any(a["workers"] and not a.get("loose") and a["resources"] for a in asked):
+        raise Hint(  # (learner review 40: "whatever they have" was false for workers=[...] beside resources=)
+            "the tasks ask for the resource and are also pinned to workers by name (workers=...): the scheduler then uses "
+            "only the named workers that also offer it, and on a cluster whose workers have other names none runs. Leave "
+            "workers= out: the resource alone picks the workers."
+        )
     if any(a["workers"] and not a.get("loose") for a in asked):
         raise Hint(
             "the tasks are pinned to workers by name: the scheduler may use only those, whatever they have. Ask for what "

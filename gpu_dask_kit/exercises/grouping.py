@@ -55,8 +55,8 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
             )
         if any(part in (cell or "") for part in (".partitions[", "get_partition(", ".head(")):
             raise Hint(
-                f"{name} was computed from part of the data: your answer cell takes one partition (or the first rows), "
-                "which holds only some rows of each name (maybe not every name). Aggregate the whole frame."
+                f"{name} was computed from part of the data: your answer cell takes one partition or a few (or the first rows), "
+                "which hold only some rows of each name (maybe not every name). Aggregate the whole frame."
             )
     if len(got) != len(expected):
         raise Hint(f"{name} has {len(got)} rows; there are {len(expected)} names. Group by the name column.")

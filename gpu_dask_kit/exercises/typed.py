@@ -42,6 +42,11 @@ def limits_read(cell: str | None, where: str = "your answer cell") -> None:
                     f"fraction divides x's size by {ast.unparse(node.right)} (another unit) while the limits stay in "
                     "bytes: the ratio is off by that factor. Keep both sizes in bytes, as Dask reports them."
                 )
+            if _unit(node.right) and re.search(r"\blimits\b|memory_limit", ast.unparse(node.left)) and not cancels:
+                raise Hint(  # (learner review 40: x.nbytes / (sum(limits) / 2**20) was told the limits were typed in)
+                    f"fraction divides the limits by {ast.unparse(node.right)} (another unit) while x's size stays in "
+                    "bytes: the ratio is off by that factor. Keep both sizes in bytes, as Dask reports them."
+                )
             if _cancelled(node) or ((reads_limits or cancels) and _unit(node.right)):
                 continue  # ``* 100 / 100`` changes nothing; ``/ 2**30`` beside limits read from the cluster is a unit
             if _truncated(node):  # (learner review 36: int(f * 100) / 100 was told the limits were typed in)
@@ -207,6 +212,11 @@ def _workers_assumed(body: list[ast.AST], n: int, name: str, where: str = "your 
                     "that many): the cluster may have another number of workers. Add up the limit the scheduler reports "
                     "for EVERY worker, without counting them by hand."
                 )
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and n > 1 and _items_by_typed_count(node, n):
+            raise Hint(  # (learner review 40: sum(workers[i].host_memory_limit for i in range(2)))
+                f"the number of workers is written out in {where} (range({n}) counts them by hand): the cluster may have "
+                "another number of workers. Add up the limit the scheduler reports for EVERY worker."
+            )
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             sides = [ast.unparse(side) for side in (node.left, node.right)]
             one = [i for i, side in enumerate((node.left, node.right)) if _one_limit(side)]
@@ -216,6 +226,19 @@ def _workers_assumed(body: list[ast.AST], n: int, name: str, where: str = "your 
                     "every worker has the same limit, which a cluster need not have. Add up the limit the scheduler "
                     "reports for EVERY worker."
                 )
+
+
+def _items_by_typed_count(node: ast.GeneratorExp | ast.ListComp, n: int) -> bool:
+    """True when the comprehension takes items by an index running over ``range(n)`` typed in (``limits[i] for i in
+    range(2)``), ``n`` the number of workers."""
+    for gen in node.generators:
+        call = gen.iter
+        typed = isinstance(call, ast.Call) and getattr(call.func, "id", None) == "range" and len(call.args) == 1 and number_of(call.args[0]) == n
+        if typed and isinstance(gen.target, ast.Name):
+            index = gen.target.id
+            if any(isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Name) and s.slice.id == index for s in ast.walk(node.elt)):
+                return True
+    return False
 
 
 def _one_limit(node: ast.expr) -> bool:

@@ -87,3 +87,9 @@ def test_review_39_01_1_a_bare_zero_is_told_what_distributed_itself_does_with_it
     assert verdict.correct and "write ':0' there" in verdict.message, verdict.message
     _, verdict = judged_cell("01-1", client, "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0')")
     assert verdict.correct and "write ':0'" not in verdict.message, verdict.message
+
+
+def test_review_40_01_1_the_dashboard_left_out_is_refused(client):
+    """Learner review 40: `ClusterOptions(device_memory_limit=0.6, rmm_async=True)` passed on the kit's default port."""
+    code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True)"
+    assert_refused("01-1", client, code, "your answer leaves dashboard_address out")

@@ -41,7 +41,7 @@ def test_an_answer_made_on_a_cluster_closed_since_is_not_called_a_closed_cluster
     ns["mean_x_by_name"] = ns["ddf"].groupby("name").x.mean().compute()
     verdict = judge("03-2", ns)
     assert verdict.answered and not verdict.correct, verdict.message
-    assert "closed since your answer cell ran" in verdict.message and "set-up cell" not in verdict.message, verdict.message
+    assert "holds data of a cluster that has been closed" in verdict.message and "set-up cell" not in verdict.message, verdict.message
 
 
 # Review 6, item 6: hints that said something else than what happened (each was the "before" message).

@@ -383,3 +383,23 @@ def test_review_38_06_1_sums_asked_in_float32_are_named_as_such(client):
     """Learner reviews 37-38: `x.sum(axis=0, dtype="float32")` was told the sums were "changed after they came back"."""
     code = 'col_sums = x.sum(axis=0)\ncol_sums_persisted = x.sum(axis=0, dtype="float32").persist()\ncol_sums_local = to_host(col_sums_persisted.compute())'
     assert_refused("06-1", client, code, "your answer cell asks the sum for another dtype", not_said="after they came back")
+
+
+def test_review_40_06_2_a_worker_count_typed_in_a_range_is_refused(client):
+    """Learner review 40: `sum(...workers[i].host_memory_limit for i in range(2))` (2 typed) was "Correct"."""
+    code = LIMITS_06 + "fraction = x.nbytes / sum(limits[i] for i in range(2))"
+    assert_refused("06-2", client, code, "(range(2) counts them by hand)")
+
+
+def test_review_40_06_2_limits_in_another_unit_are_not_said_typed_in(client):
+    """Learner review 40: `x.nbytes / (sum(limits) / 2**20)` was told "the workers' memory limits are typed in"."""
+    assert_refused(
+        "06-2", client, LIMITS_06 + "fraction = x.nbytes / (sum(limits) / 2**20)", "divides the limits by 2 ** 20 (another unit)", not_said="typed in"
+    )
+
+
+def test_review_40_06_1_sums_persisted_again_are_not_said_summed_in_the_notebook(client):
+    """Learner review 40: `to_host(x.sum(axis=0).persist().compute())` was told NumPy summed x's values here."""
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=0).persist().compute())"
+    _, verdict = judged_cell("06-1", client, code)
+    assert not verdict.correct and "NumPy summed them on one core" not in verdict.message, verdict.message

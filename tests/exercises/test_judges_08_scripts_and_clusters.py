@@ -327,3 +327,13 @@ def test_review_39_08_2_preferred_workers_are_not_said_to_be_the_only_ones(clien
     assert_refused("08-2", client, code, "a preference, the scheduler may still run them elsewhere", not_said="may use only those")
     pinned = "slot_futures = session.client.map(where_am_i, range(4), workers=['plain'], pure=False)\nslot_workers = session.client.gather(slot_futures)"
     assert_refused("08-2", client, pinned, "may use only those")
+
+
+def test_review_40_08_2_a_pin_beside_the_resource_is_not_said_to_ignore_it(client):
+    """Learner review 40: `resources={"GPU_SLOT": 1}, workers=[...]` was told "the scheduler may use only those, whatever
+    they have" (false: distributed applies both restrictions, so a named worker without the slot is not used)."""
+    code = (
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, workers=['with-slot'], pure=False)\n"
+        "slot_workers = session.client.gather(slot_futures)"
+    )
+    assert_refused("08-2", client, code, "the resource alone picks the workers", not_said="whatever they have")

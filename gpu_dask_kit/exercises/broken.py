@@ -11,17 +11,7 @@ import re
 from typing import Any
 
 from ..notebook.cellreads import cells_making
-from ..notebook.hints import (
-    CUDF_SIZE,
-    CUPY_NUMPY,
-    CUPY_NUMPY_SIGN,
-    CUPY_TO_NUMPY,
-    CUPY_TO_NUMPY_SIGN,
-    FUTURE_ARITHMETIC,
-    FUTURE_ARITHMETIC_SIGN,
-    LOCAL_SCHEDULER,
-    import_line,
-)
+from ..notebook.hints import CUDF_SIZE, LOCAL_SCHEDULER, import_line, known_error
 from ..notebook.outcomes import raised
 from ..notebook.skipped import cell_making
 from .replay import CELL, TIMING_MAGICS, _assigned, _parse
@@ -109,8 +99,6 @@ _WHY = {
         "read of the whole Dask frame, or a computation of it, inside it fails or hangs; a lookup of the made-up "
         "partition's values, such as its 1970-01-01 timestamps, in a table made outside it finds nothing). So "
     ),
-    CUPY_NUMPY_SIGN: f"{CUPY_NUMPY}. So ",
-    CUPY_TO_NUMPY_SIGN: f"{CUPY_TO_NUMPY}. So ",
     "NoValidWorkerError": (  # (learner review 27: a resource name fixed, and the cell still failed)
         "no worker offers what the tasks ask for (resources=...; the workers' offers are in "
         "session.client.scheduler_info()['workers'][...]['resources']). If you corrected resources= and ran the cell "
@@ -146,7 +134,7 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
         sign = next((sign for sign in _WHY if sign in err), "")
         why = (
             _WHY.get(sign, "")
-            or (f"{FUTURE_ARITHMETIC}. So " if FUTURE_ARITHMETIC_SIGN.search(err) else "")
+            or (f"{known}. So " if (known := known_error(err)) else "")  # (CuPy's TypeErrors, arithmetic on futures)
             or _resource_lookup(err, source)
             or _cudf_size(err, source)
             or _local_scheduler(err, source)
@@ -160,8 +148,8 @@ def raised_cell(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None
                 "offer what the tasks ask for (resources=...). Ask only for what the task needs, without workers=, and "
                 "let the scheduler find a worker that offers it. So "
             )
-        elif sign == "NoValidWorkerError" and _more_than_offered(source, namespace):  # (learner review 36: {"GPU_SLOT": 2})
-            why = _more_than_offered(source, namespace)
+        elif sign == "NoValidWorkerError" and (more := _more_than_offered(source, namespace)):  # (learner review 36: {"GPU_SLOT": 2})
+            why = more
         elif sign == "NoValidWorkerError" and "pure=False" in source:  # (learner review 30: the advice was already followed)
             why = (
                 "no worker offers what the tasks ask for: compare the resource's name and amount each task asks for "

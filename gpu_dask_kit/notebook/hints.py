@@ -60,7 +60,6 @@ def _limits(session: Any) -> str:
     return ""
 
 
-#: What distributed's "Missing dependency" means in a notebook: a local scheduler asked for data only the cluster holds.
 #: cuDF 26.10's ``GroupBy.size`` names its result ``getattr(frame, "name", None)``: on a frame with a column called
 #: ``name`` (every ``dask.datasets.timeseries`` frame) that is the column, and cuDF then fails comparing it with the key
 #: names (seen on an H100 with cuDF 26.10.2, 2026-11-25; docs/gpu-validation.md).
@@ -99,6 +98,18 @@ FUTURE_ARITHMETIC = (
 )
 
 
+def known_error(text: str) -> str | None:
+    """What an error, by its text, means (CUPY_NUMPY, CUPY_TO_NUMPY, FUTURE_ARITHMETIC), or None: said under the
+    traceback by :func:`explain` and by an exercise check that finds the answer cell raised it."""
+    if CUPY_NUMPY_SIGN in text:
+        return CUPY_NUMPY
+    if FUTURE_ARITHMETIC_SIGN.search(text):
+        return FUTURE_ARITHMETIC
+    if CUPY_TO_NUMPY_SIGN in text:
+        return CUPY_TO_NUMPY
+    return None
+
+
 def is_cudf_size_failure(exc: BaseException) -> bool:
     """True for the error of cuDF's ``groupby(...).size()`` on a frame with a column called ``name`` (see CUDF_SIZE)."""
     if not isinstance(exc, ValueError) or "truth value of a Series is ambiguous" not in str(exc):
@@ -107,6 +118,7 @@ def is_cudf_size_failure(exc: BaseException) -> bool:
     return any("cudf" in f.filename and "groupby" in f.filename for f in frames) and any(f.name == "size" for f in frames)
 
 
+#: What distributed's "Missing dependency" means in a notebook: a local scheduler asked for data only the cluster holds.
 LOCAL_SCHEDULER = (
     "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
     "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
@@ -139,12 +151,9 @@ def explain(exc: BaseException, session: Any = None, namespace: Any = None, star
         )
     if is_cudf_size_failure(exc):
         return f"gpu-dask-kit: {CUDF_SIZE}."
-    if CUPY_NUMPY_SIGN in str(exc):
-        return f"gpu-dask-kit: {CUPY_NUMPY}." + usable
-    if FUTURE_ARITHMETIC_SIGN.search(str(exc)):
-        return f"gpu-dask-kit: {FUTURE_ARITHMETIC}." + usable
-    if CUPY_TO_NUMPY_SIGN in str(exc):
-        return f"gpu-dask-kit: {CUPY_TO_NUMPY}." + usable
+    known = known_error(str(exc))
+    if known is not None:
+        return f"gpu-dask-kit: {known}." + usable
     if isinstance(exc, ValueError) and str(exc).startswith("Missing dependency"):
         return f"gpu-dask-kit: {LOCAL_SCHEDULER}. Leave scheduler= out, and the cluster computes it."
     if is_out_of_memory(exc):

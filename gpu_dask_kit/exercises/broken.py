@@ -269,8 +269,20 @@ def _refused(err: str, source: str) -> str:
     tree = _parse(source)
     texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] if tree is not None else []
     flags = [w for t in texts for w in t.split() if w.startswith("--") and "_" in w]
+    whole = [  # parse_args("--n-workers 4 ..."): one string, which argparse reads character by character (learner review 41)
+        n
+        for n in (ast.walk(tree) if tree is not None else ())
+        if isinstance(n, ast.Call)
+        and getattr(n.func, "attr", "").startswith("parse_")
+        and n.args
+        and isinstance(n.args[0], (ast.Constant, ast.JoinedStr))
+        and (isinstance(n.args[0], ast.JoinedStr) or isinstance(n.args[0].value, str))
+    ]
     how = (
-        f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its --help lists them)"
+        "it was given ONE string, and parse_args wants a list of strings, one per word (argparse reads a string character by "
+        'character: "- - n - w ..."); split the command line into its words ("...".split(), or a list written out)'
+        if whole
+        else f"{flags[0]} is written with underscores, and the parser knows its flags with dashes between the words (its --help lists them)"
         if flags
         else "a flag it does not know, or a flag without its value (the usage and error lines printed above the exception say which)"
     )

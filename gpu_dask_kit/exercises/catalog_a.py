@@ -35,8 +35,15 @@ from .zeroed import require_contributes, require_no_chooser, require_not_worked_
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
-    check_a(a, n)
     tree = _parse(answer_cell(ns, "a") or "")
+    sets_n = _assigned(tree, "N") if tree is not None else None
+    if sets_n is not None:  # (learner review 41: N = 1000 in the answer cell, and a checked against that N)
+        raise Hint(
+            f"your answer cell sets N itself (`{ast.unparse(sets_n).strip()}`): N is the lesson's parameter, set in the cell "
+            "near the top, and the question is about that N. Take that line out, run the cell near the top that sets N "
+            "again, then your answer cell."
+        )
+    check_a(a, n)
     made = _assigned(tree, "a") if tree is not None else None
     if made is not None and ("from_array(" in ast.unparse(made) or _data_only(a)):  # (a's own statement: total made so is told otherwise)
         raise Hint(
@@ -566,7 +573,7 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if "svd_compressed" in (answer_cell(ns, "rank10_error") or ""):  # before the re-run: a randomized SVD differs each run
         raise Hint(
             "svd_compressed is a randomized, approximate SVD: its factors are not the exact ones this lesson computed, so "
-            "its error is another number (and another one each run). Build approx from the lesson's u, s and v."
+            "its error is another number (and, unless seeded, another one each run). Build approx from the lesson's u, s and v."
         )
     _matrix_brought_here(answer_cell(ns, "rank10_error"), ns)
     found = from_cell(ns, ("rank10_error",), values=("rank10_error",))

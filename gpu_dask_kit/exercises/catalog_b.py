@@ -82,7 +82,7 @@ def _judge_03_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"your answer cell calls {thrown} and keeps nothing of it: persist() does not change the frame it is called "
             "on, it RETURNS a new frame whose partitions are held on the workers. Assign that result to ddf_fast."
         )
-    require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.")
+    require_persisted(fast, "ddf_fast", "Ask Dask to run the frame's tasks now and keep the partitions on the workers.", answer_cell(ns, "ddf_fast"))
     require_no_notebook_rows(ns, "mean_x_by_name", "ddf_fast")
     # (not `fast is ddf`: `ddf_fast = ddf = ddf.persist()` persists in the answer cell itself; learner review 25)
     if futures_of(ns["ddf"]) and not _persists(answer_cell(ns, "ddf_fast")):
@@ -642,6 +642,27 @@ def _rounds_to_tens(cell: str | None, name: str) -> bool:
     return False
 
 
+def _row_cap(tree: ast.Module | None) -> str | None:
+    """The first cap on rows written out in ``tree`` (``head(100000)``, ``tail(n=500)``, ``iloc[:50000]``), as written;
+    None when there is none.
+
+    >>> _row_cap(ast.parse("r = len(ddf.partitions[2].head(100000, npartitions=1))")), _row_cap(ast.parse("r = len(p)"))
+    ('head(100000)', None)
+    >>> _row_cap(ast.parse("r = len(p.compute().iloc[:50000])"))
+    'iloc[:50000]'
+    """
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("head", "tail", "nlargest", "nsmallest"):
+            given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "n"), None)
+            if isinstance(given, ast.Constant) and isinstance(given.value, int):
+                return f"{node.func.attr}({given.value})"
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr in ("iloc", "loc"):
+            bound = node.slice.upper if isinstance(node.slice, ast.Slice) else None
+            if isinstance(bound, ast.Constant) and isinstance(bound.value, int):
+                return f"{node.value.attr}[:{bound.value}]"
+    return None
+
+
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     ddf, value = ns["ddf"], ans["rows_in_partition_2"]
     require_computed(value, "rows_in_partition_2")
@@ -710,6 +731,13 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             raise Hint(
                 f"the number is right here, but {dropped[0]}: it matches the number of rows only while the partition "
                 f"{dropped[1]}, as this one happens to. The question asks for its rows: count them."
+            )
+        cap = _row_cap(tree)
+        if cap is not None:  # (learner review 41: len(p.head(100000, npartitions=1)), a cap above the count)
+            raise Hint(
+                f"the number is right here, but your answer cell caps the rows it counts ({cap}: at most that many): it "
+                "matches the number of rows only while the partition has no more, as this one happens to. The question "
+                "asks for its rows: count them all, with no cap."
             )
         by_number = ("partitions[", "get_partition(", "to_delayed(", "partition_info")
         if ".loc[" in found.cell and not any(p in found.cell for p in by_number):

@@ -52,7 +52,7 @@ def _judge_06_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         if (
             local.ndim == 1 and 0 < local.size < n_cols and any(np.allclose(local, expected[i : i + local.size]) for i in range(n_cols - local.size + 1))
         ):  # (learner review 33: [:25] was told to "sum over the rows")
-            raise Hint(f"col_sums_local holds {local.size} of the column sums, not all {n_cols} (a slice after they came back?): keep every column's sum.")
+            raise Hint(f"col_sums_local holds {local.size} of the column sums, not all {n_cols} (a slice?): keep every column's sum.")
         raise Hint(f"col_sums_local has shape {local.shape}; there is one sum per column ({n_cols}): sum over the rows.")
     if not np.allclose(local, expected) and np.allclose(np.sort(local), np.sort(expected)):  # (learner review 33: .sort())
         raise Hint(

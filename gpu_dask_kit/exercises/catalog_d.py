@@ -120,7 +120,11 @@ def _fits_in_one_go(ns: dict[str, Any], names: tuple[str, ...], lazy: list[Any])
             f"that sets it does not read them. Make {name} from the computed results."
         )
     if not fitting:
-        raise Hint(f"your answer cell, run again, sent no fits to the cluster: {name} was computed some other way (in this notebook?).")
+        raise Hint(  # (learner review 41: "run again" puzzled; say what the check did and what the value came from)
+            f"{name} does not come from fits your answer cell ran: the check ran your answer cell again, and it sent no "
+            f"fits to the cluster, so {name} is taken from something else (an earlier table, a value typed in, a fit "
+            f"computed in another cell). Compute {names[1]} in your answer cell and take {name} from those results."
+        )
     if len(fitting) > 1:
         # .compute(), dask.compute, or client.compute(...).result() / gather(client.compute(...)): each waits for its results
         blocking = "client.compute(" not in found.cell or _waits_each(found.cell)
@@ -441,7 +445,7 @@ def _early_05_2(filled: dict[str, Any]) -> None:
         if any(len(a) == 2 and a[0] == a[1] for a in args):
             raise Hint(
                 "x0_results was never set because computing lazy_fits failed: one of the fits pairs x0 with itself (the "
-                "same column twice in one model, which pandas/cuDF refuse). Pair x0 only with the OTHER features."
+                "same column twice in one model, which fit_one refuses: a model's features must be different columns). Pair x0 only with the OTHER features."
             )
 
 

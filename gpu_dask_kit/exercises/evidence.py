@@ -101,7 +101,10 @@ def persisted(collection: Any) -> str | None:
             "(scheduler='sync' runs the tasks here and keeps the results here)"
         )
     if not futures:
-        return f"none of its {parts} is in worker memory: it is a recipe (a task graph), nothing ran yet"  # (review 31: an array's chunks)
+        return (  # (review 31: an array's chunks; review 41: a name set to the recipe again after its persist ran)
+            f"none of its {parts} is in worker memory: it is a recipe (a task graph) with no results held (persist() was not "
+            "called on it, or the name was set to the recipe again afterwards)"
+        )
     held = {f.key for f in futures}
     try:
         wait(futures, timeout=WAIT)

@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay, _parse, rounding_in
+from .replay import Replay, _parse, rebound_with_other_values, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -63,7 +63,7 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
     if got.dtype.kind == "f" and got.dtype.itemsize < getattr(expected.dtype, "itemsize", 0):  # (learner review 30: 03-2)
         raise Hint(
             f"{name} is {got.dtype}: the values were converted to a smaller float type on the way, which rounds them "
-            "(small means may still look equal). Keep the column's own dtype."
+            "(printed, they may still look equal). Keep the column's own dtype."
         )
     if list(got.index) != list(expected.index) or not (abs(got.values - expected.values) <= 1e-9 * (1 + abs(expected.values))).all():
         rounded = any(list(got.index) == list(expected.index) and (got.values == expected.round(d).values).all() for d in range(8))
@@ -84,6 +84,12 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
             raise Hint(  # (learner review 38: .index.str.lower() after the max was told to check the column and aggregation)
                 f"{name} holds the right values, but not under the names as the data has them: the index was changed after "
                 "the aggregation (renamed, reordered, re-labelled). Keep the index the groupby gives."
+            )
+        rebound = rebound_with_other_values(cell, name)
+        if rebound is not None:  # (learner reviews 39-41: .clip/.fillna after the aggregation was told to check the column)
+            raise Hint(
+                f"{name} holds other values than the aggregation gave: your answer cell changes them after making it "
+                f"(`{rebound}`). Keep the values the aggregation gives, as they are."
             )
         raise Hint(wrong)
 

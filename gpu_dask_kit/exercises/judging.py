@@ -19,7 +19,7 @@ from .broken import not_made
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .hidden import require_not_hidden
 from .model import Hint
-from .replay import NotReplayed, Replay, answer_cell, replay, typed_in
+from .replay import NotReplayed, Replay, answer_cell, rebound_after_persist, replay, typed_in
 from .stale import remake_steps
 from .values import as_number, close
 
@@ -69,9 +69,16 @@ def host(value: Any) -> Any:
     return to_host(value)
 
 
-def require_persisted(value: Any, name: str, how: str) -> None:
-    """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory."""
+def require_persisted(value: Any, name: str, how: str, cell: str | None = None) -> None:
+    """A :class:`Hint` unless ``value`` is a Dask collection whose own partitions are held in worker memory.
+    ``cell``: the answer cell, for a persist it made and a later line that set ``name`` to something else."""
     require_not_none(value, name)
+    again = rebound_after_persist(cell, name)
+    if again is not None and not (is_lazy(value) and persisted(value) is None):  # (learner review 41: "nothing ran yet")
+        raise Hint(
+            f"your answer cell persists {name}, then sets {name} again (`{again}`), to something that is not the persisted "
+            f"collection: the name no longer holds what persist() made. Keep the persisted collection in {name}."
+        )
     if hasattr(value, "key") and hasattr(value, "result"):
         raise Hint(
             f"{name} is a Future (what client.compute or submit gives): ONE result object held by one worker, not a Dask "

@@ -316,6 +316,63 @@ def changed_after(cell: str | None, name: str) -> str | None:
     return None
 
 
+#: Methods that change a result's values (not its type, place or labels): ``m = m.fillna(0)`` after the aggregation.
+VALUE_CHANGES = frozenset(
+    "fillna clip round abs where mask replace apply map transform cumsum cummax cummin cumprod diff shift rank add sub mul "
+    "div truediv floordiv mod pow radd rsub rmul rdiv rtruediv interpolate".split()
+)
+
+
+def rebound_with_other_values(cell: str | None, name: str) -> str | None:
+    """The cell's last binding of ``name`` when it makes ``name`` from ``name`` itself with other values (a method of
+    :data:`VALUE_CHANGES`, or arithmetic on it), as written; None otherwise (``m = m.compute()`` keeps the values).
+
+    >>> rebound_with_other_values("m = g.mean().compute()\\nm = m.fillna(0).clip(-1, 1)", "m")
+    'm = m.fillna(0).clip(-1, 1)'
+    >>> rebound_with_other_values("m = g.mean()\\nm = m.compute()", "m"), rebound_with_other_values("m = a + 1", "m")
+    (None, None)
+    """
+    tree = _parse(cell or "")
+    if tree is None:
+        return None
+    bound = [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))]
+    last = bound[-1] if len(bound) > 1 else None
+    value = getattr(last, "value", None)
+    if last is None or value is None or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+        return None
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VALUE_CHANGES and _rooted_in(node.func.value, name):
+            return ast.unparse(last)
+        if isinstance(node, ast.BinOp) and (_rooted_in(node.left, name) or _rooted_in(node.right, name)):
+            return ast.unparse(last)
+    return None
+
+
+def rebound_after_persist(cell: str | None, name: str) -> str | None:
+    """The cell's last binding of ``name`` when an earlier one persisted it and this one does not, as written; None
+    otherwise.
+
+    >>> rebound_after_persist("f = ddf.persist()\\nm = f.x.mean().compute()\\nf = ddf", "f"), rebound_after_persist("f = ddf.persist()", "f")
+    ('f = ddf', None)
+    """
+    tree = _parse(cell or "")
+    bound = [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))] if tree is not None else []
+
+    def persists(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", "")) == "persist" for n in ast.walk(node))
+
+    if len(bound) > 1 and any(persists(node) for node in bound[:-1]) and not persists(bound[-1]):
+        return ast.unparse(bound[-1])
+    return None
+
+
+def _rooted_in(node: ast.AST, name: str) -> bool:
+    """True when the chain of calls, attributes and items ``node`` ends at ``name`` (``name.fillna(0).clip``)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def _targets(node: ast.AST) -> list[ast.AST]:
     return list(node.targets) if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
 

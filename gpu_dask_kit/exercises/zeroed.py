@@ -421,17 +421,37 @@ def only_decides(cell: str | None, name: str, namespace: dict[str, Any]) -> str 
     if value is None or tree is None:
         return None
     computed = _assigned_from(tree, lambda n: isinstance(n, ast.Attribute) and n.attr in _COMPUTING)
+    counts = _counting_loops(value)
     while isinstance(value, (ast.Subscript, ast.Call)) and not isinstance(value, ast.IfExp):  # [...][0], float(...)
         inner = value.value if isinstance(value, ast.Subscript) else (value.args[0] if len(value.args) == 1 and not value.keywords else None)
         if inner is None or not isinstance(inner, (ast.IfExp, ast.BoolOp, ast.ListComp, ast.GeneratorExp, ast.Subscript, ast.Call)):
             break
         value = inner
-    own = _decided_on_arguments(value)
+    own = _decided_on_arguments(value) | counts
     for node in ast.walk(value):
         found = _decides(node, namespace, computed) if id(node) not in own else None
         if found:
             return found
     return None
+
+
+def _counting_loops(value: ast.AST) -> set[int]:
+    """The loops that count what they run over (``sum(1 for _ in rows)``, ``len([r for r in rows])``): their items are
+    the value, so a loop variable left unused is no sign of a decision (learner review 41: a row count by itertuples).
+
+    >>> len(_counting_loops(ast.parse("n = sum(1 for _ in p.compute().itertuples())").body[0].value))
+    1
+    >>> len(_counting_loops(ast.parse("n = [41200 for _ in [p.compute()]][0]").body[0].value))
+    0
+    """
+    found: set[int] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords:
+            loop = node.args[0]
+            one = isinstance(loop, (ast.ListComp, ast.GeneratorExp)) and isinstance(loop.elt, ast.Constant) and loop.elt.value == 1
+            if (node.func.id == "sum" and one) or (node.func.id == "len" and isinstance(loop, ast.ListComp)):
+                found.add(id(loop))
+    return found
 
 
 def _decided_on_arguments(value: ast.AST) -> set[int]:

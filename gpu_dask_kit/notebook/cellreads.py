@@ -63,15 +63,39 @@ def names_read(source: str, namespace: Mapping[str, Any] | None = None) -> set[s
     except SyntaxError:  # IPython magics, or a cell that does not parse: every word, to be safe
         found = set(re.findall(r"[A-Za-z_]\w*", source or ""))
     else:
-        found = set()
-        assigned: set[str] = set()
-        for statement in tree.body:
-            loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-            found |= loads - assigned - _local_names(statement)
-            assigned |= _stored(statement)
+        found = _reads(tree.body, set())
     seen: set[int] = set()
     for name in list(found):
         found |= _function_globals(namespace.get(name), seen)
+    return found
+
+
+def _reads(body: list[ast.stmt], assigned: set[str]) -> set[str]:
+    """The names the statements of ``body`` read before assigning them (``assigned``: those assigned so far, updated).
+    A ``with ... as f:`` or ``for f in ...:`` binds ``f`` before its body reads it (learner review 41: cell 16 of 08,
+    `with open(SCHEDULER_FILE) as f:`, was taken to read a notebook variable ``f``).
+
+    >>> sorted(_reads(ast.parse("with open(p) as f:\\n    a = json.load(f)\\nfor i in r:\\n    print(i)").body, set()))
+    ['json', 'open', 'p', 'print', 'r']
+    """
+    found: set[str] = set()
+
+    def loads(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    for statement in body:
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                found |= loads(item.context_expr) - assigned
+                assigned |= _stored(ast.Expr(item.optional_vars)) if item.optional_vars is not None else set()
+            found |= _reads(statement.body, assigned)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            found |= loads(statement.iter) - assigned - _local_names(ast.Expr(statement.iter))
+            assigned |= _stored(ast.Expr(statement.target))
+            found |= _reads(statement.body, assigned) | _reads(statement.orelse, assigned)
+        else:
+            found |= loads(statement) - assigned - _local_names(statement)
+            assigned |= _stored(statement)
     return found
 
 

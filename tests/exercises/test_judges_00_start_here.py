@@ -246,3 +246,10 @@ def test_review_39_00_2_a_typed_worker_count_speaks_of_no_x(client):
     """Learner review 39: `lims[0] * 2` in 00-2 was told about "x has this shape" and "x's own size" (00-2 has no x)."""
     code = f"lims = [w['memory_limit'] for w in {LIMITS}]\ncluster_memory = lims[0] * 2"
     assert_refused("00-2", client, code, "equals the number of workers here", not_said="x's own size")
+
+
+def test_review_41_00_1_n_set_in_the_answer_cell_is_refused(client):
+    """Learner review 41: `N = 1000` in the answer cell, then a and total of that N, was "Correct" (the check read the N
+    the answer cell had just set)."""
+    code = "N = 1000\na = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()"
+    assert_refused("00-1", client, code, "your answer cell sets N itself (`N = 1000`)")

@@ -217,3 +217,12 @@ def test_review_39_03_2_partial_results_never_combined_are_not_said_combined_her
     verdict = judged("03-2", client, code)
     assert not verdict.correct and "combined here, in this notebook, by hand" not in verdict.message, verdict.message
     assert "only its partial results, one per partition, came back" in verdict.message, verdict.message
+
+
+def test_review_41_03_2_values_changed_after_the_means_and_a_persisted_name_set_again_are_named(client):
+    """Learner review 41: `.fillna(0).clip(...)` after the means was told to check the column and aggregation;
+    `ddf_fast = ddf` after the means from the persisted frame was told "nothing ran yet"."""
+    persist = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\n"
+    changed = "mean_x_by_name = mean_x_by_name.fillna(0).clip(-0.01, 0.01)"
+    assert_refused("03-2", client, persist + changed, f"changes them after making it (`{changed}`)", not_said="check the column")
+    assert_refused("03-2", client, persist + "ddf_fast = ddf", "persists ddf_fast, then sets ddf_fast again (`ddf_fast = ddf`)", not_said="nothing ran yet")

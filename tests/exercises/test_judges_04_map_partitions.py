@@ -432,3 +432,12 @@ def test_review_39_04_1_after_a_new_cluster_an_earlier_answer_cell_is_not_named_
     ns["In"] = ["", "ddf = make_ddf().persist()", "ddf = ddf.assign(z=1)\ndemeaned = ddf", right, 'exercises.check("04-1", globals())']
     verdict = judge("04-1", ns)
     assert "the cell that makes `ddf` (In [1])" in verdict.message and "In [2]" not in verdict.message, verdict.message
+
+
+def test_review_41_04_2_a_row_cap_above_the_count_is_refused_and_a_loop_counting_rows_passes(client):
+    """Learner review 41: `len(ddf.partitions[2].head(100000, npartitions=1))` (a cap written out, above the count) was
+    "Correct ... (counted by the workers)"; `sum(1 for _ in ....itertuples())` was told "the loop's values are not used"."""
+    code = "rows_in_partition_2 = len(ddf.partitions[2].head(100000, npartitions=1))"
+    assert_refused("04-2", client, code, "caps the rows it counts (head(100000): at most that many)", not_said="counted by the workers")
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = sum(1 for _ in ddf.partitions[2].compute().itertuples())")
+    assert verdict.correct and "brought here, then counted" in verdict.message, verdict.message

@@ -227,3 +227,16 @@ def test_review_39_05_a_part_of_the_fits_and_one_fits_result_are_named(client):
     assert_refused("05-1", client, code, "single_fits holds 3 of the")
     lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
     assert_refused("05-2", client, lazy + "x0_results = dask.compute(*lazy_fits)[0]", "x0_results is ONE fit's result")
+
+
+def test_review_41_05_x0_with_itself_and_a_pick_from_the_table_are_worded_for_what_happened(client):
+    """Learner review 41: x0 paired with itself was said to be refused by "pandas/cuDF" (pandas takes df[["x0", "x0"]];
+    fit_one refuses it); a best feature taken from the pairs' `table` was told "your answer cell, run again, sent no fits"."""
+    verdict = judge("05-2", _run("lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features]\nx0_results = ...", "05-2", client))
+    assert not verdict.correct and "which fit_one refuses" in verdict.message and "pandas" not in verdict.message, verdict.message
+    code = 'single_fits = [fit_ols(data_future, (f,)) for f in features]\nbest_single_feature = table.sort_values("r2").features.iloc[-1].split(" + ")[1]'
+    scratch = (  # a table of fits made in this notebook (the lesson's table holds the pairs; the value is the right one)
+        "import pandas as pd\nfound = [fit_one(df, (f,)) for f in features]\n"
+        "table = pd.DataFrame({'features': ['x0 + ' + r[0][0] for r in found], 'r2': [r[3] for r in found]})"
+    )
+    assert_refused("05-1", client, code, "so best_single_feature is taken from something else", not_said="run again, sent", scratch=scratch)

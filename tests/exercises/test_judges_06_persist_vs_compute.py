@@ -403,3 +403,9 @@ def test_review_40_06_1_sums_persisted_again_are_not_said_summed_in_the_notebook
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(x.sum(axis=0).persist().compute())"
     _, verdict = judged_cell("06-1", client, code)
     assert not verdict.correct and "NumPy summed them on one core" not in verdict.message, verdict.message
+
+
+def test_review_41_06_1_a_persisted_name_set_to_the_recipe_again_is_not_said_to_have_never_run(client):
+    """Learner review 41: `col_sums_persisted = col_sums` after a right answer was told "nothing ran yet" (it ran)."""
+    code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\ncol_sums_persisted = col_sums"
+    assert_refused("06-1", client, code, "or the name was set to the recipe again afterwards", not_said="nothing ran yet")

@@ -21,14 +21,19 @@ def test_08_1_the_device_limit_without_the_host_limit_is_named(client):
     assert "--device-memory-limit is another option" in verdict.message, verdict.message
 
 
-def test_08_1_a_flag_with_underscores_is_named_after_argparse_refused_it(client):
-    """Review 8b: a mistyped flag got only the generic message."""
+def _judged_after_argparse_refused(client, parse_line):
+    """08-1's verdict for an answer cell (``parse_line``, then script_options from args) that stopped with argparse's
+    ``SystemExit: 2`` in the notebook, so ``args`` and ``script_options`` are still ``...``."""
     ns = notebook_namespace("08-1", client)
-    answer = "args = parser.parse_args(['--n_workers', '4', '--memory-limit', '8GiB'])\nscript_options = options_from_args(args)"
     shell = RaisedShell("SystemExit: 2")
     ns.update(args=..., script_options=..., get_ipython=lambda: shell)
-    ns["In"] = ["", "import gpu_dask_kit as kit", answer, 'exercises.check("08-1", globals())']
-    verdict = judge("08-1", ns)
+    ns["In"] = ["", "import gpu_dask_kit as kit", parse_line + "\nscript_options = options_from_args(args)", 'exercises.check("08-1", globals())']
+    return judge("08-1", ns)
+
+
+def test_08_1_a_flag_with_underscores_is_named_after_argparse_refused_it(client):
+    """Review 8b: a mistyped flag got only the generic message."""
+    verdict = _judged_after_argparse_refused(client, "args = parser.parse_args(['--n_workers', '4', '--memory-limit', '8GiB'])")
     assert not verdict.correct and "the parser refused the command line" in verdict.message, verdict.message
     assert "--n_workers is written with underscores" in verdict.message and "SystemExit: 2" in verdict.message, verdict.message
 
@@ -337,3 +342,11 @@ def test_review_40_08_2_a_pin_beside_the_resource_is_not_said_to_ignore_it(clien
         "slot_workers = session.client.gather(slot_futures)"
     )
     assert_refused("08-2", client, code, "the resource alone picks the workers", not_said="whatever they have")
+
+
+def test_review_41_08_1_one_string_given_to_parse_args_is_named(client):
+    """Learner review 41: `parser.parse_args("--n-workers 4 ...")` (one string: argparse reads its characters) was told
+    "a flag it does not know, or a flag without its value"."""
+    verdict = _judged_after_argparse_refused(client, 'args = parser.parse_args("--n-workers 4 --memory-limit 8GiB")')
+    assert not verdict.correct and "parse_args wants a list of strings, one per word" in verdict.message, verdict.message
+    assert "a flag it does not know" not in verdict.message, verdict.message

@@ -230,6 +230,8 @@ def test_a_local_scheduler_on_data_the_cluster_holds_is_explained_where_the_cell
         except ValueError as err:
             text = hints.explain(err, namespace={"In": [""]})
     assert text is not None and "a local scheduler" in text and "Leave scheduler= out" in text, text
+    # (learner review 42: 'processes' runs a local pool of processes, and nothing ran here: the graph failed first)
+    assert "ran the tasks in this notebook's process" not in text and "a pool of local processes" in text, text
 
 
 def test_get_worker_called_in_the_notebook_gets_a_sentence():

@@ -32,12 +32,34 @@ from .zeroed import require_contributes, require_no_chooser, require_not_worked_
 # --- 00 · start here ---------------------------------------------------------------------------------
 
 
+def _lessons_n(ns: dict[str, Any], n: int, answer: str | None) -> bool:
+    """True when ``n`` is the N the lesson's own cell sets (its first cell in ``In`` that assigns N, other than the
+    answer cell, evaluated again here): an answer cell that writes the same N again changes nothing (learner review 42).
+
+    >>> _lessons_n({"In": ["", "FULL = False", "N = 2_000_000 if FULL else 1_000_000", "N = 1_000_000"], "FULL": False}, 1_000_000, "N = 1_000_000")
+    True
+    >>> _lessons_n({"In": ["", "N = 1_000_000", "N = 1000"]}, 1000, "N = 1000")
+    False
+    """
+    for source in (str(s) for s in ns.get("In", []) if isinstance(ns.get("In"), list)):
+        tree = _parse(source) if source != answer else None
+        made = _assigned(tree, "N") if tree is not None else None
+        if isinstance(made, ast.Assign):
+            if any(isinstance(node, (ast.Call, ast.Attribute, ast.Subscript, ast.Lambda, ast.NamedExpr)) for node in ast.walk(made.value)):
+                return False  # only a plain expression is worked out again here (no call runs twice)
+            try:
+                return bool(eval(compile(ast.Expression(made.value), "<N>", "eval"), dict(ns)) == n)
+            except Exception:
+                return False
+    return False
+
+
 def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     n = int(ns["N"])
     a, total = ans["a"], ans["total"]
     tree = _parse(answer_cell(ns, "a") or "")
     sets_n = _assigned(tree, "N") if tree is not None else None
-    if sets_n is not None:  # (learner review 41: N = 1000 in the answer cell, and a checked against that N)
+    if sets_n is not None and not _lessons_n(ns, n, answer_cell(ns, "a")):  # (learner review 41: N = 1000, a checked against that N)
         raise Hint(
             f"your answer cell sets N itself (`{ast.unparse(sets_n).strip()}`): N is the lesson's parameter, set in the cell "
             "near the top, and the question is about that N. Take that line out, run the cell near the top that sets N "
@@ -86,6 +108,12 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "total is a Delayed (made with dask.delayed), not a Dask array: the exercise builds total with Dask array "
             "operations on a (a delayed function handed the whole of a receives it as ONE array, its chunks merged, in one "
             "task). Build total from a with dask.array operations, so that each chunk gets its own tasks."
+        )
+    if any(key_split(k).startswith("finalize") for k in graph):  # (learner reviews 40-42: told "not a sum of squares")
+        raise Hint(
+            "total hands a whole to another call (a delayed function, say): Dask first merges a's chunks into ONE array "
+            "in one task (the finalize step in total's graph), and that call squares and sums it in one more task, on one "
+            "core. Build total with Dask array operations on a itself, so that each chunk gets its own tasks."
         )
     fresh(ns, ("a", "total"))  # (after: comparing a graph not built from a with its re-run can take long, and says less)
     if any(key_split(k).startswith("rechunk") for k in graph) and chunks_merged(total, a):

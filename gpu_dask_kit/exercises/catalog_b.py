@@ -438,8 +438,9 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
         raise Hint(
             f"demean {inside}: every partition would start a computation of the whole frame from inside its own task, "
-            "and Dask also calls demean on a small made-up partition to learn its output, where such a computation can "
-            "wait for ever (the answer cell returns, but the check or a .head() would hang, so the check stops here). "
+            "which needs the workers' threads that the waiting tasks hold (and, without meta=, Dask also calls demean on a "
+            "small made-up partition to learn its output): such a computation can wait for ever (the answer cell "
+            "returns, but the check or a .head() would hang, so the check stops here). "
             "demean must work from the one partition it is given: the mean of that partition's x is the partition's own."
         )
     over = _mapped_over(answer_cell(ns, "demeaned"), ns)
@@ -721,6 +722,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         calls = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
         missing, repeated, passing = "has no missing values", "has no repeated values", "has no row that fails it"
         dropping = {"count": ("count() counts the values that are NOT missing", missing), "dropna": ("dropna() drops the rows with a missing value", missing),
+                    "describe": ("describe()'s count is the number of values that are NOT missing", missing),
                     "drop_duplicates": ("drop_duplicates() drops repeated rows", repeated), "nunique": ("nunique() counts distinct values", repeated),
                     "unique": ("unique() keeps distinct values only", repeated), "query": ("query() keeps the rows that match it", passing)}  # fmt: skip
         dropped = next((dropping[c] for c in calls if c in dropping), None)

@@ -270,11 +270,22 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "Submit all of them first, then gather their results in one step."
         )
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
+    if repeats is not None and repeats.endswith("joins lists"):
+        raise Hint(
+            f"slot_workers is pieced together ({repeats}): then not every entry is the result of one of slot_futures' "
+            "tasks, each once, in order (a name written out, a result gathered twice, another cell's futures), so it "
+            "would not show where THESE tasks ran. Gather the results of slot_futures in one step."
+        )
+    if repeats is not None and "order" in repeats:  # (learner review 42: sorted(...) keeps every result)
+        raise Hint(
+            f"slot_workers does not keep the results in order ({repeats}): the i-th entry should say where the i-th "
+            "task ran. Gather the results of all the futures, in their order."
+        )
     if repeats is not None:
         raise Hint(
-            f"slot_workers {'does not keep the results in order' if 'order' in repeats else 'loses results' if 'lost' in repeats else 'repeats one result'} "
-            f"({repeats}): each task's own answer is not kept, so a "
-            "task that ran elsewhere would not show. Gather the results of all the futures and keep each one."
+            f"slot_workers {'loses results' if 'lost' in repeats else 'repeats one result'} ({repeats}): each task's own "
+            "answer is not kept, so a task that ran elsewhere would not show. Gather the results of all the futures and "
+            "keep each one."
         )
     if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
         raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
@@ -425,6 +436,10 @@ def _repeats_one(cell: str | None) -> str | None:
         sliced = lambda x: isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)  # noqa: E731
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and sliced(n.left) and sliced(n.right):
             return f"{ast.unparse(n)} puts the results in another order, so the i-th entry is not the i-th task's"
+        listish = lambda x: isinstance(x, (ast.List, ast.ListComp, ast.Call, ast.Subscript))  # noqa: E731
+        joined = [n.left, n.right] if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) else []
+        if joined and any(listish(x) for x in joined) and not any(isinstance(x, (ast.Constant, ast.JoinedStr)) for x in joined):
+            return f"{ast.unparse(n)} joins lists"  # (learner review 42: a name typed in, a slice gathered twice)
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}
@@ -539,27 +554,49 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "is about futures, submitted first, then handed to a second task without coming back. Start the squares "
             "with the client, as in the section above."
         )
-    if len(computed) != 10:
-        raise Hint(f"the sum adds {len(computed)} squares; the question asks for one per number in range(10).")
-    mapped = _numbers_mapped(tree, ns)
-    if mapped is not None and len(mapped) != 10:  # (learner review 37: [0, ..., 9, 0] with pure=True)
+    mapped = _numbers_mapped(tree, ns)  # (said first: learner review 42, [3] * 10 was told "the sum adds 1 squares")
+    if mapped is not None and (len(mapped) != 10 or len(set(map(str, mapped))) != 10):  # (learner review 37: [0, ..., 9, 0] with pure=True)
         raise Hint(
-            f"square is started for {len(mapped)} numbers, not for each number of range(10) once (a number twice, with "
-            "the default pure=True, is one task whose future is handed over twice): map square over range(10)."
+            f"square is started for {len(mapped)} numbers, {len(set(map(str, mapped)))} of them different, not for each "
+            "number of range(10) once (a number twice, with the default pure=True, is one task whose future is handed "
+            "over twice): map square over range(10)."
         )
+    if len(computed) != 10:
+        raise Hint(f"the sum adds {len(computed)} square{'s' if len(computed) != 1 else ''}; the question asks for one per number in range(10).")
     value = as_number(total.result(timeout=60))
+    repeated = _handed_repeated(tree)
+    if value != sum(i * i for i in range(10)) and repeated is not None:  # (learner review 42: map(...) * 2 to the sum)
+        raise Hint(
+            f"the summing task is handed `{repeated}`: a list of futures repeated or joined, so it adds some squares more "
+            "than once. Hand it each square's future once."
+        )
     if value != sum(i * i for i in range(10)):
         ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
         if value in ranges and not _squares_right(inputs, ns):
             raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
         if _squares_right(inputs, ns):  # (learner review 24: a task that filters some squares out was told "another range")
             raise Hint(
-                "the squares are right, but the summing task does not add them all up (it leaves some out, or changes "
-                "them): check the function it runs on its inputs."
+                "the squares are right, but the summing task does not add each of them once (it leaves some out, is "
+                "handed some twice, or changes them): check the list of futures it is handed, and the function it runs."
             )
         raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
     _adds_its_inputs(made, ns)
     return "the squares stayed on the workers and a task there added them up."
+
+
+def _handed_repeated(tree: ast.Module) -> str | None:
+    """A list multiplied or joined (``futures * 2``, ``a + a``) given to a ``submit`` call in ``tree``, as written; None
+    when there is none.
+
+    >>> _handed_repeated(ast.parse("t = c.submit(sum, c.map(square, range(10)) * 2)")), _handed_repeated(ast.parse("t = c.submit(sum, sq)"))
+    ('c.map(square, range(10)) * 2', None)
+    """
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit":
+            for arg in node.args[1:]:
+                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)):
+                    return ast.unparse(arg)
+    return None
 
 
 def _all_in_memory(dask_scheduler: Any, keys: list[Any]) -> bool:

@@ -11,7 +11,7 @@ from distributed import futures_of
 from .evidence import MOVES
 from .judging import describe, host, require_computed
 from .model import Hint
-from .replay import Replay, _parse, rebound_with_other_values, rounding_in
+from .replay import VALUE_CHANGES, Replay, _parse, rebound_with_other_values, rounding_in
 
 __all__ = ["per_name", "reduces", "grouped_on_cluster"]
 
@@ -88,10 +88,18 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
         rebound = rebound_with_other_values(cell, name)
         if rebound is not None:  # (learner reviews 39-41: .clip/.fillna after the aggregation was told to check the column)
             raise Hint(
-                f"{name} holds other values than the aggregation gave: your answer cell changes them after making it "
+                f"{name} holds other values than the aggregation gave: your answer cell changes them after making them "
                 f"(`{rebound}`). Keep the values the aggregation gives, as they are."
             )
         raise Hint(wrong)
+    unchanged = rebound_with_other_values(cell, name)
+    arithmetic = {"add", "sub", "mul", "div", "truediv", "floordiv", "mod", "pow", "radd", "rsub", "rmul", "rdiv", "rtruediv"}
+    if unchanged is not None and any(f".{m}(" in unchanged for m in VALUE_CHANGES - arithmetic):
+        # (learner review 42: a clip above every value changes nothing here, and is no answer; `* 0 + ...`: zeroed.py says it)
+        raise Hint(
+            f"the values are right here, but your answer cell changes them after making them (`{unchanged}`): that this "
+            "changes nothing holds only for this data. Keep the values the aggregation gives, as they are."
+        )
 
 
 def reduces(run: dict[str, Any]) -> bool:

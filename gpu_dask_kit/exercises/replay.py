@@ -323,12 +323,20 @@ VALUE_CHANGES = frozenset(
 )
 
 
+#: Calls that make a result (an aggregation, or bringing it here): a value change chained after one changes the result.
+AGGREGATING = frozenset("max min mean sum median std var count size agg aggregate first last nunique compute result gather".split())
+
+
 def rebound_with_other_values(cell: str | None, name: str) -> str | None:
-    """The cell's last binding of ``name`` when it makes ``name`` from ``name`` itself with other values (a method of
-    :data:`VALUE_CHANGES`, or arithmetic on it), as written; None otherwise (``m = m.compute()`` keeps the values).
+    """How the cell changes ``name``'s values after making them, as written, or None: its last binding makes ``name``
+    from ``name`` itself with other values (a method of :data:`VALUE_CHANGES`, or arithmetic on it), or the statement
+    making it chains such a method after an aggregation (``....max().compute().clip(upper=1)``); ``m = m.compute()``
+    keeps the values.
 
     >>> rebound_with_other_values("m = g.mean().compute()\\nm = m.fillna(0).clip(-1, 1)", "m")
     'm = m.fillna(0).clip(-1, 1)'
+    >>> rebound_with_other_values("m = g.y.max().compute().clip(upper=0.99)", "m")
+    '.clip(upper=0.99) after .compute()'
     >>> rebound_with_other_values("m = g.mean()\\nm = m.compute()", "m"), rebound_with_other_values("m = a + 1", "m")
     (None, None)
     """
@@ -336,15 +344,22 @@ def rebound_with_other_values(cell: str | None, name: str) -> str | None:
     if tree is None:
         return None
     bound = [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))]
-    last = bound[-1] if len(bound) > 1 else None
+    last = bound[-1] if bound else None
     value = getattr(last, "value", None)
-    if last is None or value is None or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+    if last is None or value is None:
         return None
+    if len(bound) > 1 and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VALUE_CHANGES and _rooted_in(node.func.value, name):
+                return ast.unparse(last)
+            if isinstance(node, ast.BinOp) and (_rooted_in(node.left, name) or _rooted_in(node.right, name)):
+                return ast.unparse(last)
     for node in ast.walk(value):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VALUE_CHANGES and _rooted_in(node.func.value, name):
-            return ast.unparse(last)
-        if isinstance(node, ast.BinOp) and (_rooted_in(node.left, name) or _rooted_in(node.right, name)):
-            return ast.unparse(last)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VALUE_CHANGES:
+            receiver = node.func.value
+            if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in AGGREGATING:
+                arguments = ", ".join([ast.unparse(a) for a in node.args] + [ast.unparse(k) for k in node.keywords])
+                return f".{node.func.attr}({arguments}) after .{receiver.func.attr}()"
     return None
 
 

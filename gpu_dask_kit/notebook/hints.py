@@ -120,9 +120,9 @@ def is_cudf_size_failure(exc: BaseException) -> bool:
 
 #: What distributed's "Missing dependency" means in a notebook: a local scheduler asked for data only the cluster holds.
 LOCAL_SCHEDULER = (
-    "a local scheduler (scheduler='sync', 'threads' or 'processes') ran the tasks in this notebook's process, and "
-    "their inputs are held on the cluster (scattered or persisted data, futures), which only the cluster's scheduler "
-    "can read"
+    "a local scheduler (scheduler='sync', 'threads' or 'processes') was asked to run the tasks outside the cluster (in "
+    "this notebook's process, or for 'processes' in a pool of local processes), and their inputs are held on the "
+    "cluster (scattered or persisted data, futures), which only the cluster's scheduler can read"
 )
 
 

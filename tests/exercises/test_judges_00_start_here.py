@@ -253,3 +253,20 @@ def test_review_41_00_1_n_set_in_the_answer_cell_is_refused(client):
     the answer cell had just set)."""
     code = "N = 1000\na = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()"
     assert_refused("00-1", client, code, "your answer cell sets N itself (`N = 1000`)")
+
+
+def test_review_42_00_1_the_lessons_n_written_again_passes_and_a_handed_whole_to_delayed_is_named(client):
+    """Learner review 42: `N = 1_000_000` (the lesson's own N) written again in a right answer was refused; a handed
+    whole to a delayed function was told "does not behave as a sum of squares" (it is one, made in one task)."""
+    from gpu_dask_kit.exercises import judge
+
+    from ..test_exercises_corpus import namespace
+    from .helpers import answer
+
+    code = "N = 1_000_000\na = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum()"
+    ns = answer(namespace("00-1", client), "00-1", code)
+    ns["In"] = ["", "N = 1_000_000   # length of the array in the exercise", code, 'exercises.check("00-1", globals())']
+    verdict = judge("00-1", ns)
+    assert verdict.correct, verdict.message
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = da.from_delayed(dask.delayed(lambda v: (v ** 2).sum())(a), shape=(), dtype='int64')"
+    assert_refused("00-1", client, code, "total hands a whole to another call", not_said="does not behave as a sum of squares")

@@ -224,5 +224,13 @@ def test_review_41_03_2_values_changed_after_the_means_and_a_persisted_name_set_
     `ddf_fast = ddf` after the means from the persisted frame was told "nothing ran yet"."""
     persist = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute()\n"
     changed = "mean_x_by_name = mean_x_by_name.fillna(0).clip(-0.01, 0.01)"
-    assert_refused("03-2", client, persist + changed, f"changes them after making it (`{changed}`)", not_said="check the column")
+    assert_refused("03-2", client, persist + changed, f"changes them after making them (`{changed}`)", not_said="check the column")
     assert_refused("03-2", client, persist + "ddf_fast = ddf", "persists ddf_fast, then sets ddf_fast again (`ddf_fast = ddf`)", not_said="nothing ran yet")
+
+
+def test_review_42_03_1_a_clip_chained_after_the_max_is_named(client):
+    """Learner reviews 39-42: `.compute().clip(upper=0.99)` after the max was told to check the column and aggregation."""
+    code = "max_y_by_name = ddf.groupby('name').y.max().compute().clip(upper=0.0)"
+    assert_refused("03-1", client, code, "changes them after making them (`.clip(upper=0.0) after .compute()`)", not_said="which column")
+    code = "max_y_by_name = ddf.groupby('name').y.max().compute().clip(upper=1.0)"  # changes nothing here (y < 1)
+    assert_refused("03-1", client, code, "the values are right here, but your answer cell changes them after making them")

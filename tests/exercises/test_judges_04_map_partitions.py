@@ -441,3 +441,15 @@ def test_review_41_04_2_a_row_cap_above_the_count_is_refused_and_a_loop_counting
     assert_refused("04-2", client, code, "caps the rows it counts (head(100000): at most that many)", not_said="counted by the workers")
     _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = sum(1 for _ in ddf.partitions[2].compute().itertuples())")
     assert verdict.correct and "brought here, then counted" in verdict.message, verdict.message
+
+
+def test_review_42_04_describe_count_and_a_compute_inside_demean_with_meta_are_worded_for_what_they_are(client):
+    """Learner review 42: `describe().loc["count", "x"]` (values that are not missing, as count() is) was "Correct";
+    a `.compute()` inside demean with meta= given was told Dask calls demean on a made-up partition (not with meta=)."""
+    code = 'rows_in_partition_2 = int(ddf.partitions[2].compute().describe().loc["count", "x"])'
+    assert_refused("04-2", client, code, "describe()'s count is the number of values that are NOT missing")
+    code = (
+        "def demean(df):\n    return df.assign(x_demeaned=df.x - ddf.x.mean().compute())\n\n"
+        "demeaned = ddf.map_partitions(demean, meta=ddf._meta.assign(x_demeaned=0.0))"
+    )
+    assert_refused("04-1", client, code, "(and, without meta=, Dask also calls demean", not_said="and Dask also calls demean")

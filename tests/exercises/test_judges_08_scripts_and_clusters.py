@@ -350,3 +350,24 @@ def test_review_41_08_1_one_string_given_to_parse_args_is_named(client):
     verdict = _judged_after_argparse_refused(client, 'args = parser.parse_args("--n-workers 4 --memory-limit 8GiB")')
     assert not verdict.correct and "parse_args wants a list of strings, one per word" in verdict.message, verdict.message
     assert "a flag it does not know" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        "session.client.gather(slot_futures)[:3] + ['with-slot']",
+        "session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[:2])",
+        "session.client.gather(slot_futures[0:1]) + session.client.gather(restricted[:3])",
+    ],
+)
+def test_review_42_08_2_results_pieced_together_are_refused(made, client):
+    """Learner review 42: slot_workers joined from a name written out, a slice gathered twice, or another cell's futures
+    was "Correct" (every right value is "with-slot")."""
+    scratch = "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)"
+    assert_refused("08-2", client, SLOT_MAP + f"slot_workers = {made}", "slot_workers is pieced together", scratch=scratch)
+
+
+def test_review_42_08_2_sorted_results_are_not_said_to_lose_a_task(client):
+    """Learner review 42: sorted(...) keeps every result; it was told "a task that ran elsewhere would not show"."""
+    code = SLOT_MAP + "slot_workers = sorted(session.client.gather(slot_futures))"
+    assert_refused("08-2", client, code, "the i-th entry should say where the i-th task ran", not_said="would not show")

@@ -116,3 +116,12 @@ def test_review_36_09_1_futures_added_up_in_the_notebook_are_explained(shell, cl
     verdict = judge("09-1", cells_in_shell(shell, "09-1", client, code))
     assert verdict.message.startswith("Could not be checked (09-1): Python did arithmetic here, in the notebook, on futures"), verdict.message
     assert "client.submit(sum" not in verdict.message, verdict.message
+
+
+def test_review_42_09_1_futures_handed_twice_and_one_number_mapped_ten_times_are_named(client):
+    """Learner review 42: the squares' futures handed over twice (`map(...) * 2`) were told to check the function;
+    `map(square, [3] * 10)` was told "the sum adds 1 squares"."""
+    code = "total_future = session.client.submit(sum, session.client.map(square, range(10), pure=False) * 2, pure=False)"
+    assert_refused("09-1", client, code, "a list of futures repeated or joined, so it adds some squares more than once")
+    code = "squares = session.client.map(square, [3] * 10)\ntotal_future = session.client.submit(sum, squares, pure=False)"
+    assert_refused("09-1", client, code, "square is started for 10 numbers, 1 of them different", not_said="1 squares")

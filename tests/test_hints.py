@@ -216,6 +216,17 @@ def test_in_jupyterlab_a_name_a_skipped_cell_makes_is_named_by_the_heading_of_th
     assert plain is not None and "If a cell above this one makes it" in plain, plain
 
 
+def test_in_jupyterlab_a_module_a_lesson_cell_imports_is_named_with_that_cell():
+    """Learner review 42: after a restart, 07's `dd` was told "no cell run so far has imported" it and to add the
+    import to the lesson's cell; the open notebook's cell that imports it (and makes what comes next) is named."""
+    notebook = Path(__file__).parents[1] / "notebooks" / "07_multi_gpu_etl.ipynb"
+    err = NameError("name 'dd' is not defined", name="dd")
+    text = hints.explain(err, namespace={"In": ["", "raw = dd.read_parquet(PROCESSED)"], "__session__": str(notebook)})
+    assert text is not None and "which the " in text and "code cell" in text and "imports, and that cell has not run" in text, text
+    plain = hints.explain(err, namespace={"In": [""]})
+    assert plain is not None and "which no cell run so far has imported" in plain, plain
+
+
 def test_a_local_scheduler_on_data_the_cluster_holds_is_explained_where_the_cell_raised():
     """Learner review 10 (03-1): `.compute(scheduler="threads")` on a persisted frame raised distributed's bare
     `ValueError: Missing dependency (...)` in the answer cell (only the check explained it)."""

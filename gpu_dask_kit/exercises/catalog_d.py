@@ -483,8 +483,9 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     expected = sorted(f for f in ns["features"] if f != "x0")
     if len(results) == 1 and isinstance(results[0], (list, tuple)) and len(results[0]) == len(expected):
         raise Hint(  # dask.compute(lazy_fits): one argument, so one result, the list of fits
-            "x0_results is a tuple holding ONE item, itself the list of all results: dask.compute gives back one result "
-            "per argument it was given. Pass the delayed calls as separate arguments (or take that one item)."
+            f"x0_results is a {type(results).__name__} holding ONE item, itself the list of all results: dask.compute "
+            "gives back one result per argument it was given (and a [...] around the call wraps its tuple once more). Pass "
+            "the delayed calls as separate arguments (or take that one item)."
         )
     with_y = [r for r in results if isinstance(r, (list, tuple)) and r and isinstance(r[0], (list, tuple)) and "y" in tuple(r[0])]
     if with_y:  # (learner review 31: features from df.columns, y included, was told only "12 entries")

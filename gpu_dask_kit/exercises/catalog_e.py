@@ -15,6 +15,7 @@ from distributed import Future, futures_of
 
 from .. import scheduler_view
 from ..notebook.cellreads import names_read
+from .elsewhere import value_when
 from .evidence import client_of, gathered_since, resource_restrictions, submitted_with, task_args, task_functions, task_inputs
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
@@ -198,10 +199,22 @@ def _reparsed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
 
 
 def _made_from(cell: str | None, name: str, source: str) -> bool:
-    """True when the statement of ``cell`` that assigns ``name`` reads ``source`` (True too when there is no cell)."""
+    """True when a top-level statement of ``cell`` that assigns ``name`` or fills it (``name.append(...)`` in a loop)
+    reads ``source`` (True too when there is no cell).
+
+    >>> _made_from("w = []\\nfor f in fs:\\n    w.append(f.result())", "w", "fs"), _made_from("w = c.gather(others)", "w", "fs")
+    (True, False)
+    """
     tree = _parse(cell) if cell is not None else None
-    node = _assigned(tree, name) if tree is not None else None
-    return node is None or any(isinstance(n, ast.Name) and n.id == source for n in ast.walk(node))
+    if tree is None or _assigned(tree, name) is None:
+        return True
+
+    def fills(statement: ast.AST) -> bool:  # (learner review 43: a loop appending each result was refused)
+        stores = [n for n in ast.walk(statement) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+        methods = [n.func for n in ast.walk(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+        return bool(stores) or any(m.attr in ("append", "extend", "insert") and getattr(m.value, "id", None) == name for m in methods)
+
+    return any(fills(statement) and any(isinstance(n, ast.Name) and n.id == source for n in ast.walk(statement)) for statement in tree.body)
 
 
 def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any]) -> str | None:
@@ -220,6 +233,32 @@ def _futures_made_before(cell: str | None, futures: list[Any], ns: dict[str, Any
         if any(isinstance(f, Future) and f.key in keys for f in held):  # (a list of Delayed has the same keys: review 21)
             return name
     return None
+
+
+def numbered_where_am_i(i: Any) -> str:
+    """Stand-in for notebook 08's ``where_am_i`` when the check runs the answer cell again: its worker's name and the
+    task's number (``"with-slot#2"``), so that each task's result can be told apart."""
+    from distributed import get_worker
+
+    return f"{get_worker().name}#{i}"
+
+
+def _follows_each_task(ns: dict[str, Any]) -> None:
+    """A :class:`Hint` when the answer cell, run again with :func:`numbered_where_am_i` for ``where_am_i``, does not give
+    each task's result once, in order (learner reviews 42-43: every right value is "with-slot", so a name written out,
+    a task gathered twice or another cell's futures looked right). Not judged when the answer cell does not run
+    ``where_am_i`` itself (no numbered result comes back)."""
+    again = value_when(ns, "slot_workers", {"where_am_i": numbered_where_am_i})
+    if not isinstance(again, (list, tuple)) or not any("#" in str(v) for v in again):
+        return
+    numbers = [str(v).rsplit("#", 1)[1] if "#" in str(v) else "-" for v in again]
+    if numbers != [str(i) for i in range(4)]:
+        raise Hint(
+            "slot_workers does not follow the tasks: the check ran your answer cell again with where_am_i also returning "
+            f"its task's number, and slot_workers came out as the results of tasks {', '.join(numbers)} ('-': an entry no "
+            "task returned, such as a name written out). Each of the 4 tasks' results belongs in it once, in order: "
+            "gather the results of slot_futures."
+        )
 
 
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -270,12 +309,6 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "Submit all of them first, then gather their results in one step."
         )
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
-    if repeats is not None and repeats.endswith("joins lists"):
-        raise Hint(
-            f"slot_workers is pieced together ({repeats}): then not every entry is the result of one of slot_futures' "
-            "tasks, each once, in order (a name written out, a result gathered twice, another cell's futures), so it "
-            "would not show where THESE tasks ran. Gather the results of slot_futures in one step."
-        )
     if repeats is not None and "order" in repeats:  # (learner review 42: sorted(...) keeps every result)
         raise Hint(
             f"slot_workers does not keep the results in order ({repeats}): the i-th entry should say where the i-th "
@@ -299,6 +332,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
+    _follows_each_task(ns)
     workers = {str(w.get("name")) for w in scheduler_view.workers(ns["session"].client).values()}
     typed = _returns_a_typed_name(answer_cell(ns, "slot_futures"), ns, workers)
     if typed is not None:
@@ -436,10 +470,6 @@ def _repeats_one(cell: str | None) -> str | None:
         sliced = lambda x: isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)  # noqa: E731
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and sliced(n.left) and sliced(n.right):
             return f"{ast.unparse(n)} puts the results in another order, so the i-th entry is not the i-th task's"
-        listish = lambda x: isinstance(x, (ast.List, ast.ListComp, ast.Call, ast.Subscript))  # noqa: E731
-        joined = [n.left, n.right] if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) else []
-        if joined and any(listish(x) for x in joined) and not any(isinstance(x, (ast.Constant, ast.JoinedStr)) for x in joined):
-            return f"{ast.unparse(n)} joins lists"  # (learner review 42: a name typed in, a slice gathered twice)
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}
@@ -539,6 +569,13 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "that task adds partial sums, made by more summing tasks: one more round of tasks than needed. Hand the "
             "squares' futures themselves to ONE summing task."
         )
+    collection = next((c for c in ("from_sequence", "from_delayed", "from_array") if f".{c}(" in ast.unparse(tree)), None)
+    if len(computed) != len(inputs) and collection is not None:  # (learner review 43: a dask.bag was told "not made by square")
+        raise Hint(
+            f"total_future is the result of a Dask collection ({collection}(...), computed at once): the squares and their "
+            "sum went to the cluster as one graph. The question is about futures, submitted first, then handed to a "
+            "second task without coming back. Start the squares with the client, as in the section above."
+        )
     if len(computed) != len(inputs):
         raise Hint("that task's inputs were not made by square on the cluster (scattered from the notebook, or another computation).")
     graphs = submitted_with(total, inputs)
@@ -557,7 +594,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     mapped = _numbers_mapped(tree, ns)  # (said first: learner review 42, [3] * 10 was told "the sum adds 1 squares")
     if mapped is not None and (len(mapped) != 10 or len(set(map(str, mapped))) != 10):  # (learner review 37: [0, ..., 9, 0] with pure=True)
         raise Hint(
-            f"square is started for {len(mapped)} numbers, {len(set(map(str, mapped)))} of them different, not for each "
+            f"square is started for {len(mapped)} numbers, only {len(set(map(str, mapped)))} of them distinct, not for each "
             "number of range(10) once (a number twice, with the default pure=True, is one task whose future is handed "
             "over twice): map square over range(10)."
         )
@@ -569,6 +606,12 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             f"the summing task is handed `{repeated}`: a list of futures repeated or joined, so it adds some squares more "
             "than once. Hand it each square's future once."
+        )
+    if repeated is not None:  # (learner review 43: `map(...) + [0]`, a number written out beside the futures)
+        raise Hint(
+            f"the summing task is handed `{repeated}`: the squares' futures joined with something else (a value written "
+            "out, futures handed twice); here the sum comes out the same, but it is not the sum of the squares' futures "
+            "alone. Hand the summing task the squares' futures, each once, and nothing else."
         )
     if value != sum(i * i for i in range(10)):
         ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}

@@ -261,6 +261,10 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
         )
     value = getattr(_assigned(tree, name), "value", None) if tree is not None else None
     inside = isinstance(value, ast.expr) and len(_terms(value)) == 1  # the zeroed part sits inside a call, not beside a term
+    if "subtracts it again" in why and isinstance(value, ast.expr) and namespace is not None:  # (learner reviews 40-43)
+        signed = [(sign, ast.unparse(t), t) for sign, t in _terms(value)]  # `(a ** 2).sum() + a.sum() - a.sum()`: the
+        kept = [t for sign, text, t in signed if (-sign, text) not in {(s, x) for s, x, _ in signed}]  # rest is Dask
+        inside = bool(kept) and all(_on_workers(t, namespace) for t in kept)
     if inside or (tree is not None and namespace is not None and left_out is not None and _rest_computes(tree, name, left_out, namespace)):
         rest = "" if inside else ", and the rest of the expression computes on the workers"
         raise Hint(
@@ -503,6 +507,11 @@ def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> s
         for side in (value.left, value.right):
             if isinstance(side, ast.Compare) and _dask_in(side, namespace, computed):
                 return "computes with Dask only in a comparison it multiplies by (True counts as 1)"
+            equal = isinstance(side, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in side.ops)
+            if equal and any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) for n in ast.walk(side)):
+                # (learner review 43: `* (session.n_workers == 2)`, a worker count written out in a test)
+                test = ast.unparse(side)
+                return f"multiplies by a test with a number written out ({test}: True counts as 1, False as 0), so it holds only while that test does"
     if isinstance(value, ast.Call) and getattr(value.func, "id", None) in ("max", "min", "sorted"):
         key = next((k.value for k in value.keywords if k.arg == "key"), None)
         if isinstance(key, ast.Lambda):

@@ -211,13 +211,20 @@ def _not_defined(exc: BaseException, namespace: Any) -> str | None:
             "before it got there, or the name was deleted since. Run that cell again (after the cells above it), then this one."
         )
     alias = import_line(name)
+    where = cell_making(namespace, name)  # in JupyterLab: the open notebook's cell that makes it
+    if alias is not None and where:  # (learner review 42: after a restart, 07's `dd` is imported by a lesson cell)
+        module, line = alias
+        return (
+            f"gpu-dask-kit: `{name}` is not defined in this kernel: it is the module {module}, which {where} imports, and "
+            "that cell has not run (skipped, or run before a kernel restart): run the cells from the top down to this one "
+            f"(Run > Run All Above Selected Cell), or add `{line}` at the top of your cell."
+        )
     if alias is not None:  # (learner review 23: `pd` pointed at a later cell, which needs names of its own)
         module, line = alias
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel: it is the module {module}, which no cell run so far "
             f"has imported. Add `{line}` at the top of your cell, then run it again."
         )
-    where = cell_making(namespace, name)  # in JupyterLab: the open notebook's cell that makes it
     if where:
         return (
             f"gpu-dask-kit: `{name}` is not defined in this kernel: {where} makes it, and it has not run (skipped, or "

@@ -270,3 +270,13 @@ def test_review_42_00_1_the_lessons_n_written_again_passes_and_a_handed_whole_to
     assert verdict.correct, verdict.message
     code = "a = da.arange(N, chunks=N // 10)\ntotal = da.from_delayed(dask.delayed(lambda v: (v ** 2).sum())(a), shape=(), dtype='int64')"
     assert_refused("00-1", client, code, "total hands a whole to another call", not_said="does not behave as a sum of squares")
+
+
+def test_review_43_00_a_worker_count_tested_in_a_product_and_terms_that_cancel_are_worded(client):
+    """Learner review 43: `sum(...) * (session.n_workers == 2)` (a worker count written out) was "Correct"; `(a ** 2).sum()
+    + a.sum() - a.sum()` was said to be "worked out in this notebook" (the rest is the Dask sum of squares)."""
+    code = 'cluster_memory = sum(w["memory_limit"] for w in session.client.scheduler_info(n_workers=-1)["workers"].values()) * (session.n_workers == 2)'
+    scratch = "session.n_workers = 2  # as the kit's session has it"
+    assert_refused("00-2", client, code, "multiplies by a test with a number written out (session.n_workers == 2", scratch=scratch)
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + a.sum() - a.sum()"
+    assert_refused("00-1", client, code, "subtracts it again", not_said="worked out in this notebook")

@@ -453,3 +453,15 @@ def test_review_42_04_describe_count_and_a_compute_inside_demean_with_meta_are_w
         "demeaned = ddf.map_partitions(demean, meta=ddf._meta.assign(x_demeaned=0.0))"
     )
     assert_refused("04-1", client, code, "(and, without meta=, Dask also calls demean", not_said="and Dask also calls demean")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("rows_in_partition_2 = int(ddf.partitions[2].compute().name.value_counts().sum())", "value_counts() leaves the missing values out"),
+        ("rows_in_partition_2 = int(ddf.partitions[2].compute().groupby('name').size().sum())", "a groupby leaves out the rows whose key is missing"),
+    ],
+)
+def test_review_43_04_2_counts_that_leave_missing_keys_out_are_named(code, said, client):
+    """Learner review 43: value_counts().sum() and groupby(...).size().sum() (missing names left out) were "Correct"."""
+    assert_refused("04-2", client, code, said)

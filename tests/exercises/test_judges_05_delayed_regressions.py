@@ -240,3 +240,9 @@ def test_review_41_05_x0_with_itself_and_a_pick_from_the_table_are_worded_for_wh
         "table = pd.DataFrame({'features': ['x0 + ' + r[0][0] for r in found], 'r2': [r[3] for r in found]})"
     )
     assert_refused("05-1", client, code, "so best_single_feature is taken from something else", not_said="run again, sent", scratch=scratch)
+
+
+def test_review_43_05_2_one_result_wrapped_in_a_list_is_called_a_list(client):
+    """Learner review 43: `x0_results = [dask.compute(*lazy_fits)]` was called "a tuple holding ONE item"."""
+    lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
+    assert_refused("05-2", client, lazy + "x0_results = [dask.compute(*lazy_fits)]", "x0_results is a list holding ONE item", not_said="is a tuple")

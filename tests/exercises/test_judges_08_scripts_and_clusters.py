@@ -353,18 +353,38 @@ def test_review_41_08_1_one_string_given_to_parse_args_is_named(client):
 
 
 @pytest.mark.parametrize(
-    "made",
+    ("made", "tasks"),
     [
-        "session.client.gather(slot_futures)[:3] + ['with-slot']",
-        "session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[:2])",
-        "session.client.gather(slot_futures[0:1]) + session.client.gather(restricted[:3])",
+        ("slot_workers = session.client.gather(slot_futures)[:3] + ['with-slot']", "0, 1, 2, -"),
+        ("slot_workers = session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[:2])", "0, 1, 0, 1"),
+        ("slot_workers = session.client.gather(slot_futures[0:1]) + session.client.gather(restricted[:3])", "0, -, -, -"),
+        # learner review 43: the same pieces written without +
+        ("slot_workers = [*session.client.gather(slot_futures)[:3], 'with-slot']", "0, 1, 2, -"),
+        ("slot_workers = session.client.gather(slot_futures)[:3]\nslot_workers.append('with-slot')", "0, 1, 2, -"),
+        ("import itertools\ng = session.client.gather\nslot_workers = list(itertools.chain(g(slot_futures[:2]), g(slot_futures[:2])))", "0, 1, 0, 1"),
+        ("slot_workers = [slot_futures[i].result() for i in (0, 1, 2, 2)]", "0, 1, 2, 2"),
     ],
 )
-def test_review_42_08_2_results_pieced_together_are_refused(made, client):
-    """Learner review 42: slot_workers joined from a name written out, a slice gathered twice, or another cell's futures
-    was "Correct" (every right value is "with-slot")."""
+def test_review_42_08_2_results_pieced_together_are_refused(made, tasks, client):
+    """Learner reviews 42-43: slot_workers pieced together from a name written out, a task gathered twice, or another
+    cell's futures was "Correct" (every right value is "with-slot"): the check runs the answer cell again with tasks
+    that also return their number."""
     scratch = "restricted = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)"
-    assert_refused("08-2", client, SLOT_MAP + f"slot_workers = {made}", "slot_workers is pieced together", scratch=scratch)
+    assert_refused("08-2", client, SLOT_MAP + made, f"came out as the results of tasks {tasks}", scratch=scratch)
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        "slot_workers = []\nfor f in slot_futures:\n    slot_workers.append(f.result())",
+        "slot_workers = session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[2:])",
+    ],
+)
+def test_review_43_08_2_a_loop_appending_each_result_and_two_halves_in_order_pass(made, client):
+    """Learner review 43: the beginner's loop of `.append(f.result())` was told it was not made from slot_futures;
+    two halves gathered in order were told they were pieced together."""
+    _, verdict = judged_cell("08-2", client, SLOT_MAP + made)
+    assert verdict.correct, verdict.message
 
 
 def test_review_42_08_2_sorted_results_are_not_said_to_lose_a_task(client):

@@ -124,4 +124,21 @@ def test_review_42_09_1_futures_handed_twice_and_one_number_mapped_ten_times_are
     code = "total_future = session.client.submit(sum, session.client.map(square, range(10), pure=False) * 2, pure=False)"
     assert_refused("09-1", client, code, "a list of futures repeated or joined, so it adds some squares more than once")
     code = "squares = session.client.map(square, [3] * 10)\ntotal_future = session.client.submit(sum, squares, pure=False)"
-    assert_refused("09-1", client, code, "square is started for 10 numbers, 1 of them different", not_said="1 squares")
+    assert_refused("09-1", client, code, "square is started for 10 numbers, only 1 of them distinct", not_said="1 squares")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        # a 0 written out beside the futures (same sum): was "Correct"
+        ("total_future = session.client.submit(sum, session.client.map(square, range(10)) + [0])", "the squares' futures joined with something else"),
+        # a dask.bag summed and computed: was told its inputs were not made by square
+        (
+            "import dask.bag as db\ntotal_future = session.client.compute(db.from_sequence(range(10)).map(square).sum())",
+            "a Dask collection (from_sequence(...), computed at once)",
+        ),
+    ],
+)
+def test_review_43_09_1_a_value_joined_to_the_futures_and_a_bag_are_named(code, said, client):
+    """Learner review 43: 09-1 answers refused for what they are."""
+    assert_refused("09-1", client, code, said, not_said="not made by square")

@@ -44,15 +44,16 @@ def gateway_cluster_options(spec: Spec, value: Any) -> tuple[tuple[str, Any], ..
     """
     if blank(value):
         return ()
+    given = value  # the error names what was given (its JSON text, not the number that text parsed to: '0.0')
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
-            raise OptionError(spec.name, value, spec.accepted, 'write it as JSON, e.g. \'{"image": "rapids:26.10"}\'') from None
+            raise OptionError(spec.name, given, spec.accepted, 'write it as JSON, e.g. \'{"image": "rapids:26.10"}\'') from None
     try:
         pairs = dict(value.items() if isinstance(value, Mapping) else value)
     except (TypeError, ValueError):
         pairs = None
     if pairs is None or not all(isinstance(k, str) and k.isidentifier() for k in pairs):
-        raise OptionError(spec.name, value, spec.accepted, 'list the names with `Gateway().cluster_options()` and pass e.g. {"image": ...}')
+        raise OptionError(spec.name, given, spec.accepted, 'list the names with `Gateway().cluster_options()` and pass e.g. {"image": ...}')
     return tuple(sorted(pairs.items()))

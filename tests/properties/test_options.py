@@ -35,6 +35,7 @@ N_SINGLE = examples(1000)
 @example(name="walltime", value="9" * 5000)
 @example(name="job_memory", value="0.5")
 @example(name="job_extra_directives", value=["--a", 1])
+@example(name="gateway_cluster_options", value="0.0")  # JSON text of a number: the error named the parsed 0.0
 def test_any_value_of_one_option_is_accepted_or_named_in_an_option_error(name, value):
     ran("options_single_field", N_SINGLE)
     try:

@@ -724,6 +724,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         dropping = {"count": ("count() counts the values that are NOT missing", missing), "dropna": ("dropna() drops the rows with a missing value", missing),
                     "describe": ("describe()'s count is the number of values that are NOT missing", missing),
                     "value_counts": ("value_counts() leaves the missing values out", missing),
+                    "notna": ("notna() marks the values that are NOT missing", missing),
+                    "notnull": ("notnull() marks the values that are NOT missing", missing),
                     "groupby": ("a groupby leaves out the rows whose key is missing (dropna=True by default)", missing),
                     "drop_duplicates": ("drop_duplicates() drops repeated rows", repeated), "nunique": ("nunique() counts distinct values", repeated),
                     "unique": ("unique() keeps distinct values only", repeated), "query": ("query() keeps the rows that match it", passing)}  # fmt: skip

@@ -182,6 +182,11 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     cell = answer_cell(ns, "fraction")
     if cell is not None and typed_in(cell, "fraction"):
         raise Hint("fraction is typed into the answer cell (a number written out): compute it from x and the workers' memory limits.")
+    if given == 0 and cell is not None and "//" in cell:  # (learner review 44: x.nbytes // sum(limits) was told nothing is held)
+        raise Hint(
+            "fraction is 0: your answer cell divides with // (floor division), which rounds the share down to a whole "
+            "number, and x takes less than all of the workers' memory, so that is 0. Divide with /."
+        )
     if given == 0 and cell is not None and "memory(" not in cell and rounding_in(cell) is None:  # bytes_held(x): nothing held
         raise Hint(
             "fraction is 0: what your answer cell measured counts none of x, because nothing of x is held on the workers "

@@ -243,22 +243,23 @@ def numbered_where_am_i(i: Any) -> str:
     return f"{get_worker().name}#{i}"
 
 
-def _follows_each_task(ns: dict[str, Any]) -> None:
+def _follows_each_task(ns: dict[str, Any]) -> bool:
     """A :class:`Hint` when the answer cell, run again with :func:`numbered_where_am_i` for ``where_am_i``, does not give
     each task's result once, in order (learner reviews 42-43: every right value is "with-slot", so a name written out,
     a task gathered twice or another cell's futures looked right). Not judged when the answer cell does not run
-    ``where_am_i`` itself (no numbered result comes back)."""
+    ``where_am_i`` itself (no numbered result comes back): then False; True when each task's result came back once, in order."""
     again = value_when(ns, "slot_workers", {"where_am_i": numbered_where_am_i})
     if not isinstance(again, (list, tuple)) or not any("#" in str(v) for v in again):
-        return
+        return False
     numbers = [str(v).rsplit("#", 1)[1] if "#" in str(v) else "-" for v in again]
     if numbers != [str(i) for i in range(4)]:
         raise Hint(
             "slot_workers does not follow the tasks: the check ran your answer cell again with where_am_i also returning "
-            f"its task's number, and slot_workers came out as the results of tasks {', '.join(numbers)} ('-': an entry no "
-            "task returned, such as a name written out). Each of the 4 tasks' results belongs in it once, in order: "
-            "gather the results of slot_futures."
+            f"its task's number, and slot_workers came out as the results of tasks {', '.join(numbers)}"
+            + (" ('-': an entry no task returned, such as a name written out)" if "-" in numbers else "")
+            + ". Each of the 4 tasks' results belongs in it once, in order: gather the results of slot_futures."
         )
+    return True
 
 
 def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
@@ -309,6 +310,12 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "Submit all of them first, then gather their results in one step."
         )
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
+    if repeats is not None and "reorders or skips" in repeats:  # (learner review 44: [::-1][::-1] puts them back)
+        try:
+            in_order = _follows_each_task(ns)
+        except Hint:
+            in_order = False
+        repeats = None if in_order else repeats
     if repeats is not None and "order" in repeats:  # (learner review 42: sorted(...) keeps every result)
         raise Hint(
             f"slot_workers does not keep the results in order ({repeats}): the i-th entry should say where the i-th "
@@ -592,11 +599,17 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "with the client, as in the section above."
         )
     mapped = _numbers_mapped(tree, ns)  # (said first: learner review 42, [3] * 10 was told "the sum adds 1 squares")
-    if mapped is not None and (len(mapped) != 10 or len(set(map(str, mapped))) != 10):  # (learner review 37: [0, ..., 9, 0] with pure=True)
+    distinct = len(set(map(str, mapped))) if mapped is not None else 10
+    if mapped is not None and distinct < len(mapped):  # (learner review 37: [0, ..., 9, 0] with pure=True)
         raise Hint(
-            f"square is started for {len(mapped)} numbers, only {len(set(map(str, mapped)))} of them distinct, not for each "
-            "number of range(10) once (a number twice, with the default pure=True, is one task whose future is handed "
-            "over twice): map square over range(10)."
+            f"square is started for {len(mapped)} numbers, only {distinct} of them distinct, not for each number of "
+            "range(10) once (a number twice, with the default pure=True, is one task whose future is handed over twice): "
+            "map square over range(10)."
+        )
+    if mapped is not None and sorted(map(str, mapped)) != sorted(map(str, range(10))):  # (learner review 44: range(1, 10))
+        raise Hint(
+            f"square is started for the {len(mapped)} numbers of another range, not for those of range(10) (0, 1, ..., "
+            "9; range(a, b) starts at a and stops before b): map square over range(10)."
         )
     if len(computed) != 10:
         raise Hint(f"the sum adds {len(computed)} square{'s' if len(computed) != 1 else ''}; the question asks for one per number in range(10).")
@@ -637,7 +650,9 @@ def _handed_repeated(tree: ast.Module) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit":
             for arg in node.args[1:]:
-                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)):
+                times = isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult)
+                one = times and any(isinstance(x, ast.Constant) and x.value == 1 for x in (arg.left, arg.right))  # type: ignore[attr-defined]
+                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)) and not one:  # (review 44: `* 1` repeats nothing)
                     return ast.unparse(arg)
     return None
 

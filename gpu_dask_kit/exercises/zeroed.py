@@ -252,6 +252,11 @@ def require_contributes(cell: str | None, name: str, namespace: dict[str, Any] |
             f"the cell made it. Remove the part that contributes nothing, so that the cell shows how {name} is made."
         )
     others = _other_dask(tree, name, left_out, namespace) if tree is not None and namespace is not None else []
+    if others and namespace is not None and left_out is not None and not _dask_in(left_out, namespace, set()):
+        raise Hint(  # (learner review 44: `(a ** 2).sum() + 0 * N`: the zeroed part is no Dask part)
+            f"your answer cell {why}: that part adds nothing to {name}, and the rest of the expression computes on the "
+            f"workers. Remove the part that contributes nothing, so that the computation alone makes {name}."
+        )
     if others:  # the rest computes on the workers too, but from other data than the part that is left out
         source = " and ".join(f"`{n}`" for n in others)
         raise Hint(
@@ -507,7 +512,10 @@ def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> s
         for side in (value.left, value.right):
             if isinstance(side, ast.Compare) and _dask_in(side, namespace, computed):
                 return "computes with Dask only in a comparison it multiplies by (True counts as 1)"
-            equal = isinstance(side, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in side.ops)
+            other = value.right if side is value.left else value.left
+            # `== 2` names a count; `> 1` beside a value made here is a guard too (learner review 44); beside a typed
+            # number (`3.5 * (medians[1] > 0)`) the typed number is the fault, said elsewhere
+            equal = isinstance(side, ast.Compare) and (all(isinstance(op, (ast.Eq, ast.NotEq)) for op in side.ops) or not literal(other))
             if equal and any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) for n in ast.walk(side)):
                 # (learner review 43: `* (session.n_workers == 2)`, a worker count written out in a test)
                 test = ast.unparse(side)

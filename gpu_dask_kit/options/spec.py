@@ -91,7 +91,9 @@ OPTION_SPECS: dict[str, OptionSpec] = {s.name: s for s in (
           _COUNT, form="count", in_form=True),
     _Spec("threads_per_worker", v.count, None, int | None, "Threads in each worker. Default: 1 on GPU, cores / workers on CPU.",
           _COUNT, form="count", per_worker=True, in_form=True),
-    _Spec("memory_limit", v.host_memory, "auto", Size | None, "Host memory each worker may use before it spills to disk and, past it, is restarted.",
+    _Spec("memory_limit", v.host_memory, "auto", Size | None,
+          "Host memory limit of each worker: it writes data to disk above a share of it (the target and spill fractions, 60 % and 70 % by "
+          "default) and is restarted at 95 % of it.",
           f'"auto", {_SIZE} of the machine\'s memory, or None for no limit', unit="bytes", per_worker=True, in_form=True),
     _Spec("device_memory_limit", v.optional_size, 0.8, Size | None, "GPU memory each worker may fill before it spills to host memory.",
           f'{_SIZE} of the GPU, or "off" to never spill', unit="bytes", per_worker=True, gpu_only=True, in_form=True),

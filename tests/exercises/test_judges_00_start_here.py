@@ -280,3 +280,11 @@ def test_review_43_00_a_worker_count_tested_in_a_product_and_terms_that_cancel_a
     assert_refused("00-2", client, code, "multiplies by a test with a number written out (session.n_workers == 2", scratch=scratch)
     code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + a.sum() - a.sum()"
     assert_refused("00-1", client, code, "subtracts it again", not_said="worked out in this notebook")
+    guarded = 'cluster_memory = sum(w["memory_limit"] for w in session.client.scheduler_info(n_workers=-1)["workers"].values()) * (session.n_workers > 1)'
+    assert_refused("00-2", client, guarded, "multiplies by a test with a number written out (session.n_workers > 1", scratch=scratch)  # (review 44)
+
+
+def test_review_44_00_1_a_zeroed_part_that_is_no_dask_part_is_not_called_the_dask_part(client):
+    """Learner review 44: `(a ** 2).sum() + 0 * N` was told "the Dask part of your answer contributes nothing"."""
+    code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + 0 * N"
+    assert_refused("00-1", client, code, "multiplies part of the expression by 0", not_said="the Dask part of your answer contributes nothing")

@@ -465,3 +465,9 @@ def test_review_42_04_describe_count_and_a_compute_inside_demean_with_meta_are_w
 def test_review_43_04_2_counts_that_leave_missing_keys_out_are_named(code, said, client):
     """Learner review 43: value_counts().sum() and groupby(...).size().sum() (missing names left out) were "Correct"."""
     assert_refused("04-2", client, code, said)
+
+
+def test_review_44_04_2_rows_without_a_missing_value_counted_with_notna_are_named(client):
+    """Learner review 44: `notna().all(axis=1).sum()` (the rows with no missing value, as dropna()) was "Correct"."""
+    code = "rows_in_partition_2 = int(ddf.partitions[2].compute().notna().all(axis=1).sum())"
+    assert_refused("04-2", client, code, "notna() marks the values that are NOT missing")

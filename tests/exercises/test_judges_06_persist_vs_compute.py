@@ -409,3 +409,8 @@ def test_review_41_06_1_a_persisted_name_set_to_the_recipe_again_is_not_said_to_
     """Learner review 41: `col_sums_persisted = col_sums` after a right answer was told "nothing ran yet" (it ran)."""
     code = "col_sums = x.sum(axis=0)\ncol_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute())\ncol_sums_persisted = col_sums"
     assert_refused("06-1", client, code, "or the name was set to the recipe again afterwards", not_said="nothing ran yet")
+
+
+def test_review_44_06_2_floor_division_is_named(client):
+    """Learner review 44: `x.nbytes // sum(limits)` (0 by floor division) was told nothing of x is held on the workers."""
+    assert_refused("06-2", client, LIMITS_06 + "fraction = x.nbytes // sum(limits)", "divides with // (floor division)", not_said="nothing of x is held")

@@ -391,3 +391,12 @@ def test_review_42_08_2_sorted_results_are_not_said_to_lose_a_task(client):
     """Learner review 42: sorted(...) keeps every result; it was told "a task that ran elsewhere would not show"."""
     code = SLOT_MAP + "slot_workers = sorted(session.client.gather(slot_futures))"
     assert_refused("08-2", client, code, "the i-th entry should say where the i-th task ran", not_said="would not show")
+
+
+def test_review_44_08_2_two_reversals_pass_and_the_legend_is_said_only_when_needed(client):
+    """Learner review 44: `gather(slot_futures[::-1])[::-1]` (every task once, in order) was refused as reordered; the
+    '-' legend was printed for tasks 0, 1, 0, 1."""
+    _, verdict = judged_cell("08-2", client, SLOT_MAP + "slot_workers = session.client.gather(slot_futures[::-1])[::-1]")
+    assert verdict.correct, verdict.message
+    code = SLOT_MAP + "slot_workers = session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[:2])"
+    assert_refused("08-2", client, code, "results of tasks 0, 1, 0, 1. Each of the 4", not_said="('-'")

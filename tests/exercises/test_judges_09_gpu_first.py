@@ -9,7 +9,7 @@ import pytest
 from gpu_dask_kit.exercises import judge
 
 from ..test_exercises_corpus import _run
-from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns
+from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell
 
 
 def test_a_tree_of_sums_is_told_it_adds_partial_sums(client):
@@ -142,3 +142,12 @@ def test_review_42_09_1_futures_handed_twice_and_one_number_mapped_ten_times_are
 def test_review_43_09_1_a_value_joined_to_the_futures_and_a_bag_are_named(code, said, client):
     """Learner review 43: 09-1 answers refused for what they are."""
     assert_refused("09-1", client, code, said, not_said="not made by square")
+
+
+def test_review_44_09_1_futures_times_one_pass_and_a_range_without_0_is_named(client):
+    """Learner review 44: `map(...) * 1` was refused as joined with something else; `range(1, 10)` was told "only 9 of
+    them distinct"."""
+    _, verdict = judged_cell("09-1", client, "total_future = session.client.submit(sum, session.client.map(square, range(10), pure=False) * 1, pure=False)")
+    assert verdict.correct, verdict.message
+    code = "squares = session.client.map(square, range(1, 10))\ntotal_future = session.client.submit(sum, squares, pure=False)"
+    assert_refused("09-1", client, code, "numbers of another range, not for those of range(10) (0, 1, ..., 9;", not_said="distinct")

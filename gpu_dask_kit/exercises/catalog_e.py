@@ -323,7 +323,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if repeats is not None:
         raise Hint(
-            f"slot_workers {'loses results' if 'lost' in repeats else 'repeats one result'} ({repeats}): each task's own "
+            f"slot_workers {'loses results' if 'lost' in repeats else 'repeats results'} ({repeats}): each task's own "
             "answer is not kept, so a task that ran elsewhere would not show. Gather the results of all the futures and "
             "keep each one."
         )
@@ -652,9 +652,25 @@ def _handed_repeated(tree: ast.Module) -> str | None:
             for arg in node.args[1:]:
                 times = isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult)
                 one = times and any(isinstance(x, ast.Constant) and x.value == 1 for x in (arg.left, arg.right))  # type: ignore[attr-defined]
-                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)) and not one:  # (review 44: `* 1` repeats nothing)
-                    return ast.unparse(arg)
+                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)) and not one and not _split_in_order(arg):
+                    return ast.unparse(arg)  # (review 44: `* 1` repeats nothing; review 45: sq[:5] + sq[5:] neither)
     return None
+
+
+def _split_in_order(node: ast.BinOp) -> bool:
+    """True for ``x[:k] + x[k:]`` (one list cut in two and joined back, in order).
+
+    >>> _split_in_order(ast.parse("sq[:5] + sq[5:]", mode="eval").body), _split_in_order(ast.parse("sq[:5] + sq[:5]", mode="eval").body)
+    (True, False)
+    """
+    left, right = node.left, node.right
+    if not (isinstance(node.op, ast.Add) and isinstance(left, ast.Subscript) and isinstance(right, ast.Subscript)):
+        return False
+    if not (isinstance(left.slice, ast.Slice) and isinstance(right.slice, ast.Slice)) or ast.unparse(left.value) != ast.unparse(right.value):
+        return False
+    cut, start = left.slice.upper, right.slice.lower
+    whole = left.slice.lower is None and right.slice.upper is None and left.slice.step is None and right.slice.step is None
+    return whole and cut is not None and start is not None and ast.unparse(cut) == ast.unparse(start)
 
 
 def _all_in_memory(dask_scheduler: Any, keys: list[Any]) -> bool:

@@ -90,7 +90,7 @@ def extremes(cell: str) -> str | None:
     if set(taken) == {"sorted"} and taken["sorted"] == "speed-ups":  # sorted(speed_ups.values())[-1]: one end of them
         return "one end of the sorted speed-ups (the largest, or the smallest)"
     if ("max" in taken and "min" in taken) or "sorted" in taken:
-        return f"the largest and the smallest of the {what} (the slowest over the fastest)"
+        return f"the largest and the smallest of the {what} (the slowest and the fastest, one divided by the other)"  # (review 45)
     return f"the {'smallest' if 'min' in taken else 'largest'} of the {what}"
 
 

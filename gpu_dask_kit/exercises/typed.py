@@ -10,7 +10,7 @@ from typing import Any
 from .hidden import literal, number_of
 from .judging import from_cell
 from .model import Hint
-from .replay import CUTTING, _depends, evaluated_string
+from .replay import CUTTING, _depends, _parse, answer_cell, evaluated_string
 from .values import as_bytes, close
 
 __all__ = ["limits_read", "numbers_read", "size_not_computed", "typed_numbers"]
@@ -248,9 +248,24 @@ def _one_limit(node: ast.expr) -> bool:
     return isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice) and number_of(node.slice) is not None
 
 
+def _runs_x(cell: str | None) -> bool:
+    """True when ``cell`` persists or computes x itself (``x.persist()``, ``dask.persist(x)``, ``client.compute(x)``).
+
+    >>> _runs_x("fraction = x.persist().nbytes / sum(limits)"), _runs_x("fraction = x.nbytes / sum(limits)")
+    (True, False)
+    """
+    tree = _parse(cell) if cell else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("persist", "compute"):
+            on = [node.func.value, *node.args]
+            if any(isinstance(n, ast.Name) and n.id == "x" for n in on):
+                return True
+    return False
+
+
 def size_not_computed(ns: dict[str, Any]) -> None:
-    """A :class:`Hint` when the answer cell, run again, brought x's values to the notebook for its size (a compute; a
-    persist keeps them on the workers and is fine: the question is about x once persisted)."""
+    """A :class:`Hint` when the answer cell, run again, ran x's tasks for its size: a compute brings x's values to the
+    notebook; a persist (learner review 45: ``x.persist().nbytes``) makes every chunk for a number the lazy x knows."""
     found = from_cell(ns, ("fraction",))
     runs = found.runs_for("fraction") if found is not None else []
     if any(p.startswith(("sum", "mean", "max", "min", "var", "std")) for r in runs for p in r["prefixes"]):
@@ -263,4 +278,13 @@ def size_not_computed(ns: dict[str, Any]) -> None:
             "your answer cell computed x (the check ran it again and the cluster ran x's tasks) just to read its size: that "
             "brings every value of x to this notebook. Where to look: a Dask array knows its size in bytes from its shape "
             "and dtype, without computing anything."
+        )
+    cell = found.cell if found is not None else answer_cell(ns, "fraction")
+    measured = any(m in (cell or "") for m in ("bytes_held(", "memory(", "nbytes_held"))
+    if _runs_x(cell) and not measured:  # (learner review 45: x.persist().nbytes; review 6: persisting x and measuring
+        # what the workers hold, bytes_held(x_p), is a measurement and passes)
+        raise Hint(
+            "your answer cell runs x's tasks on the cluster (a persist or compute of x) just "
+            "to read x's size: every chunk of x was made for a number the lazy x already knows. A Dask array knows its "
+            "size in bytes from its shape and dtype, without running anything."
         )

@@ -414,3 +414,8 @@ def test_review_41_06_1_a_persisted_name_set_to_the_recipe_again_is_not_said_to_
 def test_review_44_06_2_floor_division_is_named(client):
     """Learner review 44: `x.nbytes // sum(limits)` (0 by floor division) was told nothing of x is held on the workers."""
     assert_refused("06-2", client, LIMITS_06 + "fraction = x.nbytes // sum(limits)", "divides with // (floor division)", not_said="nothing of x is held")
+
+
+def test_review_45_06_2_x_persisted_just_to_read_its_size_is_refused(client):
+    """Learner review 45: `x.persist().nbytes / sum(limits)` (every task of x run for a size the lazy x knows) was "Correct"."""
+    assert_refused("06-2", client, LIMITS_06 + "fraction = x.persist().nbytes / sum(limits)", "runs x's tasks on the cluster (a persist or compute of x)")

@@ -151,3 +151,10 @@ def test_review_44_09_1_futures_times_one_pass_and_a_range_without_0_is_named(cl
     assert verdict.correct, verdict.message
     code = "squares = session.client.map(square, range(1, 10))\ntotal_future = session.client.submit(sum, squares, pure=False)"
     assert_refused("09-1", client, code, "numbers of another range, not for those of range(10) (0, 1, ..., 9;", not_said="distinct")
+
+
+def test_review_45_09_1_the_futures_cut_in_two_and_joined_in_order_pass(client):
+    """Learner review 45: `submit(sum, sq[:5] + sq[5:])` (each future once, in order) was refused as joined with something else."""
+    code = "sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit(sum, sq[:5] + sq[5:], pure=False)"
+    _, verdict = judged_cell("09-1", client, code)
+    assert verdict.correct, verdict.message

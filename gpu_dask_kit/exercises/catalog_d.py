@@ -515,6 +515,12 @@ def _judge_05_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if others != expected:
         raise Hint("each result should be a fit of x0 with one other feature, every other feature once.")
     _as_computed(results, lazy)
+    kept = _filtered_after(answer_cell(ns, "x0_results"))
+    if kept is not None:  # (learner review 46: a filter on R² that happened to drop nothing)
+        raise Hint(
+            f"your answer cell filters x0_results after computing it (`{kept}`): here it drops none of the results, but "
+            "which it keeps depends on this data. Keep every result as dask.compute gives it back."
+        )
     _fits_of_y(results, ns)
     _follows_other_data_05_2(ns)
     return f"{len(expected)} models, sent to the cluster in one submission{_side_by_side(ns)}."
@@ -541,6 +547,24 @@ def _fits_of_y(results: Any, ns: dict[str, Any], name: str = "x0_results", call:
 
 #: What each entry of a fit's result is (fit_one returns them in this order).
 ENTRIES = ("the features", "the coefficients", "the intercept", "R²")
+
+
+def _filtered_after(cell: str | None) -> str | None:
+    """The statement that makes x0_results again from x0_results with a filter (``[r for r in x0_results if ...]``,
+    ``filter(...)``), as written; None when there is none.
+
+    >>> _filtered_after("x0_results = dask.compute(*f)\\nx0_results = [r for r in x0_results if r[3] > 0.2]")
+    'x0_results = [r for r in x0_results if r[3] > 0.2]'
+    >>> _filtered_after("x0_results = dask.compute(*f)")
+    """
+    tree = _parse(cell) if cell else None
+    bound = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "x0_results" for t in n.targets)]
+    if len(bound) < 2:
+        return None
+    value = bound[-1].value
+    loops = [n for n in ast.walk(value) if isinstance(n, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in n.generators)]
+    filters = [n for n in ast.walk(value) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "filter"]
+    return ast.unparse(bound[-1]) if loops or filters else None
 
 
 def _as_computed(results: Any, lazy: list[Any]) -> None:

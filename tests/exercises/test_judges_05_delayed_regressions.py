@@ -246,3 +246,10 @@ def test_review_43_05_2_one_result_wrapped_in_a_list_is_called_a_list(client):
     """Learner review 43: `x0_results = [dask.compute(*lazy_fits)]` was called "a tuple holding ONE item"."""
     lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
     assert_refused("05-2", client, lazy + "x0_results = [dask.compute(*lazy_fits)]", "x0_results is a list holding ONE item", not_said="is a tuple")
+
+
+def test_review_46_05_2_a_filter_after_the_compute_that_drops_nothing_here_is_refused(client):
+    """Learner review 46: `[r for r in x0_results if r[3] > 0.2]` after the compute (it dropped nothing here) was "Correct"."""
+    lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
+    code = lazy + "x0_results = dask.compute(*lazy_fits)\nx0_results = [r for r in x0_results if r[3] > -1.0]"
+    assert_refused("05-2", client, code, "your answer cell filters x0_results after computing it")

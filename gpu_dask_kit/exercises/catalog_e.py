@@ -477,6 +477,9 @@ def _repeats_one(cell: str | None) -> str | None:
         sliced = lambda x: isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)  # noqa: E731
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and sliced(n.left) and sliced(n.right):
             return f"{ast.unparse(n)} puts the results in another order, so the i-th entry is not the i-th task's"
+        tests = [t for g in getattr(n, "generators", []) for t in g.ifs] if isinstance(n, (ast.ListComp, ast.GeneratorExp)) else []
+        if tests:  # (learner review 47: `[w for w in gather(...) if w == "with-slot"]` hides a task that ran elsewhere)
+            return f"a filter (if {ast.unparse(tests[0])}) keeps only the results that pass it: the others are lost"
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}

@@ -504,7 +504,15 @@ def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> s
             for b in written
         ):
             return "has a fallback value written out in an `if ... else` (a typed answer, whichever branch runs, wherever it runs)"
-        if _dask_in(value.test, namespace, computed):
+        # a test that only looks at a collection (`f is not None`) computes nothing (review 47: `f.x.mean().compute() if f is
+        # not None else None` was told it computes only in the condition)
+        looks_only = not any(isinstance(n, ast.Attribute) and n.attr in _COMPUTING for n in ast.walk(value.test)) and not any(
+            isinstance(n, ast.Call) and getattr(n.func, "id", None) == "len" for n in ast.walk(value.test)
+        )
+        both = _dask_in(value.body, namespace, computed) and _dask_in(value.orelse, namespace, computed)
+        if _dask_in(value.test, namespace, computed) and looks_only and both:
+            return "chooses with an `if ... else` between two computations, by a test on a name, not by the question"
+        if _dask_in(value.test, namespace, computed) and not (looks_only and _dask_in(value.body, namespace, computed)):
             return "computes with Dask only in the condition of an `if ... else`, which decides which part gives the value"
         if _dask_in(value.body, namespace, computed) != _dask_in(value.orelse, namespace, computed):
             return "makes the value in one part of an `if ... else` without Dask"

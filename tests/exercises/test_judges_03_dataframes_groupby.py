@@ -234,3 +234,9 @@ def test_review_42_03_1_a_clip_chained_after_the_max_is_named(client):
     assert_refused("03-1", client, code, "changes them after making them (`.clip(upper=0.0) after .compute()`)", not_said="which column")
     code = "max_y_by_name = ddf.groupby('name').y.max().compute().clip(upper=1.0)"  # changes nothing here (y < 1)
     assert_refused("03-1", client, code, "the values are right here, but your answer cell changes them after making them")
+
+
+def test_review_47_03_2_a_guard_around_the_means_is_not_said_to_compute_only_in_its_condition(client):
+    """Learner review 47: `... .compute() if ddf_fast is not None else None` was told it "computes with Dask only in the condition"."""
+    code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute() if ddf_fast is not None else None"
+    assert_refused("03-2", client, code, "if ... else", not_said="only in the condition")

@@ -400,3 +400,10 @@ def test_review_44_08_2_two_reversals_pass_and_the_legend_is_said_only_when_need
     assert verdict.correct, verdict.message
     code = SLOT_MAP + "slot_workers = session.client.gather(slot_futures[:2]) + session.client.gather(slot_futures[:2])"
     assert_refused("08-2", client, code, "results of tasks 0, 1, 0, 1. Each of the 4", not_said="('-'")
+
+
+def test_review_47_08_2_a_filter_on_the_results_is_refused(client):
+    """Learner review 47: `[str(w) for w in gather(slot_futures) if w == "with-slot"]` (it drops nothing here, and would
+    hide a task that ran elsewhere) was "Correct"."""
+    code = SLOT_MAP + "slot_workers = [str(w) for w in session.client.gather(slot_futures) if w == 'with-slot']"
+    assert_refused("08-2", client, code, "slot_workers loses results (a filter (if w == 'with-slot')")

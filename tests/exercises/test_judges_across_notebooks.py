@@ -572,7 +572,7 @@ ONLY_DECIDES = [
         "06-1",
         SUMS
         + "col_sums_persisted = col_sums.persist()\ncol_sums_local = to_host(col_sums_persisted.compute()) if col_sums_persisted is None else to_host(x.compute()).sum(0)",
-        "in the condition of an `if ... else`",
+        "`if ... else`",  # (review 47: a test that only looks at a name is no computation in the condition)
     ),
     ("06-2", LIMITS_06 + "fraction = x.nbytes / sum(limits) if x.nbytes else '1.86%'", "fallback value written out"),
     ("07-2", "speed_up = medians[1] / medians[max(medians)] if medians else 1.36", "fallback value written out"),

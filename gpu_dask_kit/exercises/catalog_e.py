@@ -310,6 +310,7 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "Submit all of them first, then gather their results in one step."
         )
     repeats = _repeats_one(answer_cell(ns, "slot_workers"))
+    in_order = False  # the answer cell, run again, gave each task's result once, in order (see _follows_each_task)
     if repeats is not None and "reorders or skips" in repeats:  # (learner review 44: [::-1][::-1] puts them back)
         try:
             in_order = _follows_each_task(ns)
@@ -339,7 +340,8 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     fetched = gathered_since(list(futures))
     if [str(n) for n in names] != [str(f.result(timeout=60)) for f in futures]:
         raise Hint("slot_workers is not what the tasks of slot_futures returned: gather those futures.")
-    _follows_each_task(ns)
+    if not in_order:  # (not run again when the step-slice case above already ran it and found them in order)
+        _follows_each_task(ns)
     workers = {str(w.get("name")) for w in scheduler_view.workers(ns["session"].client).values()}
     typed = _returns_a_typed_name(answer_cell(ns, "slot_futures"), ns, workers)
     if typed is not None:
@@ -653,10 +655,11 @@ def _handed_repeated(tree: ast.Module) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "submit":
             for arg in node.args[1:]:
-                times = isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Mult)
-                one = times and any(isinstance(x, ast.Constant) and x.value == 1 for x in (arg.left, arg.right))  # type: ignore[attr-defined]
-                if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add)) and not one and not _split_in_order(arg):
-                    return ast.unparse(arg)  # (review 44: `* 1` repeats nothing; review 45: sq[:5] + sq[5:] neither)
+                if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, (ast.Mult, ast.Add)):
+                    continue
+                one = isinstance(arg.op, ast.Mult) and any(isinstance(x, ast.Constant) and x.value == 1 for x in (arg.left, arg.right))
+                if not one and not _split_in_order(arg):  # (review 44: `* 1` repeats nothing; review 45: sq[:5] + sq[5:] neither)
+                    return ast.unparse(arg)
     return None
 
 

@@ -340,10 +340,7 @@ def rebound_with_other_values(cell: str | None, name: str) -> str | None:
     >>> rebound_with_other_values("m = g.mean()\\nm = m.compute()", "m"), rebound_with_other_values("m = a + 1", "m")
     (None, None)
     """
-    tree = _parse(cell or "")
-    if tree is None:
-        return None
-    bound = [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))]
+    bound = _bindings(cell, name)
     last = bound[-1] if bound else None
     value = getattr(last, "value", None)
     if last is None or value is None:
@@ -370,8 +367,7 @@ def rebound_after_persist(cell: str | None, name: str) -> str | None:
     >>> rebound_after_persist("f = ddf.persist()\\nm = f.x.mean().compute()\\nf = ddf", "f"), rebound_after_persist("f = ddf.persist()", "f")
     ('f = ddf', None)
     """
-    tree = _parse(cell or "")
-    bound = [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))] if tree is not None else []
+    bound = _bindings(cell, name)
 
     def persists(node: ast.AST) -> bool:
         return any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", "")) == "persist" for n in ast.walk(node))
@@ -379,6 +375,13 @@ def rebound_after_persist(cell: str | None, name: str) -> str | None:
     if len(bound) > 1 and any(persists(node) for node in bound[:-1]) and not persists(bound[-1]):
         return ast.unparse(bound[-1])
     return None
+
+
+def _bindings(cell: str | None, name: str) -> list[ast.stmt]:
+    """The statements of ``cell`` that bind ``name`` itself, in order (inside ``for``/``with``/``if`` too); [] when the
+    cell does not parse."""
+    tree = _parse(cell or "")
+    return [node for node in _statements(tree.body) if any(_binds(t, name) for t in _targets(node))] if tree is not None else []
 
 
 def _rooted_in(node: ast.AST, name: str) -> bool:

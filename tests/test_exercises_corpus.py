@@ -228,8 +228,22 @@ def test_a_wrong_attempt_then_the_right_one_in_the_same_kernel_passes(client):
     assert judge("05-2", ns).correct, judge("05-2", ns).message
 
 
-def test_without_a_fingerprint_an_in_place_change_is_still_caught(client):
+@pytest.fixture(name="one_worker")
+def one_worker_client(client):
+    """A client of one in-process worker, the default while the test runs (the corpus' ``client`` again after):
+    a task that writes into its partition then writes into the persisted one itself. On the corpus' two workers the task
+    may run on the worker that does not hold the partition (stolen under load), and write into a copy (seen in `make
+    test`, sixteenth session)."""
+    from distributed import Client, LocalCluster, default_client
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as own:
+        yield own
+    assert default_client() is client  # closed, the one-worker client is no longer the default: the corpus client is
+
+
+def test_without_a_fingerprint_an_in_place_change_is_still_caught(one_worker):
     """A notebook without ddf_fingerprint: the judge compares partition 0's columns with what ddf declares."""
+    client = one_worker
     ns = _run(INPLACE + "demeaned = ddf.map_partitions(demean)\n_ = demeaned.compute()", "04-1", client)
     del ns["ddf_fingerprint"]
     verdict = judge("04-1", ns)
@@ -239,8 +253,9 @@ def test_without_a_fingerprint_an_in_place_change_is_still_caught(client):
     assert judge("04-1", ns).correct
 
 
-def test_the_fingerprint_sees_a_changed_value(client):
+def test_the_fingerprint_sees_a_changed_value(one_worker):
     """Changing x in place (no new column) is seen through the column sums of the fingerprint."""
+    client = one_worker
     code = "def bump(df):\n    df['x'] += 1\n    return df\n\n_ = ddf.map_partitions(bump).compute()\n" + DEMEAN + "demeaned = ddf.map_partitions(demean)"
     verdict = judge("04-1", _run(code, "04-1", client))
     assert not verdict.correct and "values of column x changed" in verdict.message, verdict.message

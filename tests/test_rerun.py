@@ -23,6 +23,17 @@ def test_the_start_cell_is_the_one_that_makes_the_session():
     assert text is not None and "the cell that starts the cluster (In [1])" in text, text
 
 
+def test_a_start_cell_that_connects_is_said_to_connect():
+    """Learner reviews 47-48 (08): after the close cell, the cell that connects to the running scheduler by address was
+    named "(starts the cluster)"."""
+    history = ["", "import gpu_dask_kit as kit", "session = kit.start_cluster(scheduler_address=address)", "session.close()", "session.n_workers"]
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history})
+    assert text is not None and "the cell that connects to the cluster (In [2])" in text and "starts" not in text, text
+    history[2] = "session = kit.start_cluster(scheduler_file=SCHEDULER_FILE, connect_timeout=120)"
+    text = explain_rerun(RuntimeError("IOLoop is closed"), {"In": history})
+    assert text is not None and "the cell that connects to the cluster (In [2])" in text, text
+
+
 def test_a_recorded_start_cell_that_starts_clusters_only_in_a_loop_is_not_named():
     """Review 6, item 7 (07): after the close cell, cell 9's hint named the scaling loop (the cell that made the kit's
     current session, starting one cluster per size), not the set-up cell, which is all cell 9 needs."""

@@ -265,7 +265,7 @@ def _start(namespace: dict[str, Any]) -> str:
 def _remake(namespace: dict[str, Any], answer_names: tuple[str, ...], after_start: bool = False) -> str:
     """ "the cells that make `x` (In [3]), then ": what to re-run before the answer cell (empty: only the answer cell).
     ``after_start``: the sentence names the start cell first, so that cell is not named again (learner review 32, 02)."""
-    cell = next((c for c in (answer_cell(namespace, n) for n in answer_names) if c is not None), None)  # (a def is no assignment)
+    cell = answer_cell(namespace, answer_names)  # the latest cell that assigns any of them (a def is no assignment)
     reads = names_read(cell, namespace) if cell is not None else None  # only what the answer cell needs (not all the notebook's)
     start = restart_cell(namespace) if after_start and isinstance(namespace.get("In"), list) else None
     history = [str(s) for s in namespace["In"]] if isinstance(namespace.get("In"), list) else []

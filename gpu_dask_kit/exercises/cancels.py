@@ -20,7 +20,7 @@ def own_cancel(namespace: dict[str, Any], names: tuple[str, ...]) -> str | None:
     >>> own_cancel({"In": ["", "f = c.submit(abs, 1)\\nc.cancel([f])", "check()"]}, ("f",))
     'c.cancel([f])'
     """
-    cell = next((c for c in (answer_cell(namespace, n) for n in names) if c is not None), None)
+    cell = answer_cell(namespace, names)  # the latest cell that assigns any of them (a def is no assignment)
     try:
         tree = ast.parse(cell) if cell is not None else None
     except SyntaxError:

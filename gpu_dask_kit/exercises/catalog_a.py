@@ -123,8 +123,8 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if getattr(total, "dtype", None) is not None and total.dtype.kind == "f":  # (a**2).sum(dtype=float): as a float `a`
         raise Hint(
-            f"total is summed as {total.dtype}: the sum of squares of 0 ... N-1 is far above 2**53, where floats cannot hold "
-            "every integer, so a float sum is not exact. Keep the integers' own dtype."
+            f"total is summed as {total.dtype}: the sum of squares of 0 ... N-1 is far above 2**{np.finfo(total.dtype).nmant + 1}, "
+            f"where {total.dtype} cannot hold every integer, so a float sum is not exact. Keep the integers' own dtype."
         )
     if getattr(total, "dtype", None) is not None and total.dtype.kind in "iu" and total.dtype.itemsize < 8:
         raise Hint(f"total is summed as {total.dtype}: the sum of squares overflows {total.dtype.itemsize * 8} bits. Keep 64-bit integers.")
@@ -250,7 +250,7 @@ def _judge_00_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"that is this machine's memory, not what the workers may use. {look}")
     machines = [k * psutil.virtual_memory().total for k in range(2, 17)]  # each worker reported the machine's memory
     if given is not None and any(close(given, m, rel=0.01) for m in machines) and not close(given, expected, rel=0.01):
-        raise Hint(f"that is this machine's memory counted once per worker (each worker reports the whole machine), not what the workers may use. {look}")
+        raise Hint(f"that is this machine's memory counted once per worker (as if each worker could use all of it), not what the workers may use. {look}")
     cell = answer_cell(ns, "cluster_memory")
     require_not_spelled(cell, "cluster_memory")
     own = own_trees(cell, ns, "00-2")  # the learner's own functions the cell calls: read once, by every check below

@@ -201,7 +201,7 @@ def _means_from_memory(found: Replay, ddf: Any, fast: Any) -> None:
         )
     if reducing[0]["prefixes"] & recipe:
         raise Hint(
-            "the means ran ddf's whole recipe again (its tasks ran once more, not read from memory): compute them from "
+            "the means ran tasks of ddf's recipe again (from the source frame, not read from memory): compute them from "
             "ddf_fast, whose partitions are held on the workers."
         )
 
@@ -404,6 +404,12 @@ def _mapped_with_demean(demeaned: Any, demean: Any) -> None:
         )
     funcs = [getattr(n, "func", None) for n in nodes if type(n).__name__ == "MapPartitions"]
     calls = lambda f: f is demean or "demean" in getattr(getattr(f, "__code__", None), "co_names", ())  # noqa: E731
+    if top == "MapPartitions" and not calls(getattr(expr, "func", None)) and any(calls(f) for f in funcs[1:]):
+        raise Hint(  # (learner review 49: `.map_partitions(lambda d: d.sort_index())` on top of the mapped frame)
+            "demeaned is changed after demean was mapped over ddf (a step on top of the mapped frame: another function "
+            "mapped over it): the question's demeaned is what mapping demean over ddf gives, as it gives it. Keep the "
+            "mapped frame itself."
+        )
     if not funcs:
         if "FromPandas" in seen and "FromGraph" not in seen:  # (learner review 29: told "a loop over ddf.partitions")
             how = "from a pandas frame in this notebook (from_pandas): ddf's rows came here and were sent back"
@@ -425,15 +431,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     demean, demeaned, ddf = ans["demean"], ans["demeaned"], ns["ddf"]
     if not callable(demean):
         raise Hint(f"demean should be a function that takes one partition (a DataFrame); {describe(demean)} is not.")
-    made = _parse(answer_cell(ns, "demeaned") or "")
-    if made is not None and _assigned(made, "ddf") is not None:  # (learner review 26: told demean wrote into the partition)
-        node = _assigned(made, "ddf")
-        value = ast.unparse(node.value) if isinstance(node, ast.Assign) else "..."  # (learner review 38: ddf.assign(z=1))
-        value = value if len(value) <= 40 and "x_demeaned" not in value else "..."  # (a long one may hold the answer)
-        raise Hint(
-            f"your answer cell assigns ddf (ddf = {value}): ddf is no longer the persisted data the lesson made. Keep ddf "
-            "as it is and name the mapped frame demeaned; re-run the cell that builds and persists ddf, then your answer cell."
-        )
+    _keeps_ddf(answer_cell(ns, "demeaned"), "name the mapped frame demeaned")  # (learner review 26: told demean wrote into the partition)
     inside = _computes_inside(answer_cell(ns, "demeaned"), ns)  # the cell that defines demean makes demeaned too
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
         raise Hint(
@@ -446,8 +444,8 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     over = _mapped_over(answer_cell(ns, "demeaned"), ns)
     if over is not None:  # (learner reviews 35-36: result, sorted_ddf, ddf[ddf.x > 0] got other words, or Correct)
         raise Hint(
-            f"demeaned maps demean over `{over}`, not over ddf itself: another frame, even one made from ddf, has other "
-            "rows or another order in its partitions. Map demean over the persisted ddf as it is."
+            f"demeaned maps demean over `{over}`, not over ddf itself: another frame, even one made from ddf, may have "
+            "other rows, columns or another order in its partitions. Map demean over the persisted ddf as it is."
         )
     extra = _more_arguments(demean)
     if extra:
@@ -556,6 +554,13 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 raise Hint(
                     f"in partition {i}, x_demeaned is x minus the mean of x, rounded after the subtraction. Keep the values as the subtraction gives them."
                 )
+            if _takes_partition_info(demean):  # (learner reviews 46-48: means computed first, picked by number)
+                raise Hint(
+                    f"in partition {i} alone (demeaned.partitions[{i}]), x_demeaned is not x minus the mean of x: demean "
+                    "takes partition_info, and a selection of partitions is numbered from 0 again, so whatever demean picks "
+                    "by that number (a value worked out before the mapping?) belongs to another partition there. Let demean "
+                    "work out everything from the partition it is given, and leave partition_info out."
+                )
             raise Hint(f"in partition {i}, x_demeaned is not x minus the mean of x: check which column you subtract from, and its mean.")
         if abs(float(part["x_demeaned"].mean())) > 1e-9:
             raise Hint(f"in partition {i}, x_demeaned does not average to 0: subtract the mean of x in THAT partition (not over all of ddf).")
@@ -592,6 +597,9 @@ def _mapped_over(cell: str | None, ns: dict[str, Any]) -> str | None:
     node = _assigned(tree, "demeaned") if tree is not None else None
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)) if node is not None else ():
         target = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "map_partitions" else None
+        mapped = call.args[0] if call.args else None
+        if isinstance(mapped, ast.Lambda) or (isinstance(mapped, ast.Name) and mapped.id != "demean" and ns.get(mapped.id) is not ns.get("demean")):
+            continue  # another function mapped after demean (learner review 49: `.map_partitions(lambda d: d.sort_index())`)
         if isinstance(target, ast.Name):
             if target.id != "ddf" and is_lazy(ns.get(target.id)) and ns.get(target.id) is not ns.get("ddf"):
                 return target.id
@@ -664,9 +672,23 @@ def _row_cap(tree: ast.Module | None) -> str | None:
     return None
 
 
+def _keeps_ddf(cell: str | None, keep: str) -> None:
+    """A :class:`Hint` when the answer cell assigns ddf (the lesson's persisted data); ``keep``: what to do instead."""
+    made = _parse(cell or "")
+    node = _assigned(made, "ddf") if made is not None else None
+    if node is not None:
+        value = ast.unparse(node.value) if isinstance(node, ast.Assign) else "..."  # (learner review 38: ddf.assign(z=1))
+        value = value if len(value) <= 40 and "x_demeaned" not in value else "..."  # (a long one may hold the answer)
+        raise Hint(
+            f"your answer cell assigns ddf (ddf = {value}): ddf is no longer the persisted data the lesson made. Keep ddf "
+            f"as it is and {keep}; re-run the cell that builds and persists ddf, then your answer cell."
+        )
+
+
 def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     ddf, value = ns["ddf"], ans["rows_in_partition_2"]
     require_computed(value, "rows_in_partition_2")
+    _keeps_ddf(answer_cell(ns, "rows_in_partition_2"), "count the rows of its partition 2")  # (learner review 50: a repartition)
     require_no_notebook_rows(ns, "rows_in_partition_2", "ddf")
     if isinstance(value, str):
         raise Hint("rows_in_partition_2 is a str (text): the question asks for the number of rows itself, a whole number.")
@@ -769,6 +791,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 f"partition 2 has {SHORTER} fewer rows, and it did not give {SHORTER} fewer. Count the rows of that partition as "
                 "they are, in ddf itself (nothing rounded, formatted or typed; no other frame)."
             )
+        counted = counted and not _counted_after_compute(cell)  # (learner review 50: len(ddf.partitions[2].compute()))
         where = "counted by the workers" if counted else "only that partition (or its index) was brought here, then counted"
         return f"the number of rows of that one partition ({where})."
     client = client_of(ns, ddf)
@@ -835,3 +858,33 @@ EXERCISES = [
         "04-2", ("rows_in_partition_2",), "rows_in_partition_2 = len(ddf.partitions[2].compute())\n", _judge_04_2, "ddf.partitions[...] selects partitions."
     ),
 ]
+
+
+def _takes_partition_info(function: Any) -> bool:
+    """True when ``function`` (the learner's demean) has a ``partition_info`` parameter, which map_partitions fills in.
+
+    >>> _takes_partition_info(lambda df, partition_info=None: df)
+    True
+    >>> _takes_partition_info(lambda df: df)
+    False
+    """
+    try:
+        return "partition_info" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _counted_after_compute(cell: str | None) -> bool:
+    """True when the answer cell counts what a ``.compute()`` brought here: ``len(part.compute())``, ``....compute().shape``.
+
+    >>> _counted_after_compute("n = len(ddf.partitions[2].compute())"), _counted_after_compute("n = len(ddf.partitions[2])")
+    (True, False)
+    """
+    tree = _parse(cell or "")
+    computed = lambda n: any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "compute" for c in ast.walk(n))  # noqa: E731
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args and computed(node.args[0]):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size") and computed(node.value):
+            return True
+    return False

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import dask
+import numpy as np
 from dask.core import flatten
 from distributed import futures_of
 
@@ -187,6 +188,16 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "fraction is 0: your answer cell divides with // (floor division), which rounds the share down to a whole "
             "number, and x takes less than all of the workers' memory, so that is 0. Divide with /."
         )
+    if isinstance(value, str) and value.strip().endswith("%") and expected > 0:  # (learner review 53: f"{share:.1f}%" gave "0.0%")
+        number = as_number(value.strip()[:-1])
+        places = len(value.strip()[:-1].split(".")[1]) if "." in value else 0
+        if number is not None and abs(number - expected) <= 0.5 * 10**-places and not close(given, expected, rel=0.05):
+            rounded = " (and rounded to the format's digits)" if not close(number, expected, rel=1e-9) else ""
+            raise Hint(  # (learner review 54: "and rounded" was said of an f-string without a format)
+                f"that looks like the fraction written with a '%' sign{rounded}, which makes it a hundred times smaller: "
+                "give the fraction alone, or the percentage (the fraction times 100) with its sign (the format `:.1%` "
+                "multiplies by 100 and adds the sign for you)."
+            )
     if given == 0 and cell is not None and "memory(" not in cell and rounding_in(cell) is None:  # bytes_held(x): nothing held
         raise Hint(
             "fraction is 0: what your answer cell measured counts none of x, because nothing of x is held on the workers "
@@ -378,6 +389,18 @@ def _judge_07_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     got = host(got)
     floats = getattr(got, "dtype", None) is not None and got.dtype.kind == "f"
     shares = floats and len(got) > 0 and bool((got.abs() <= 1).all())  # (value_counts(normalize=True): judged below)
+    if getattr(got, "dtype", None) is not None and got.dtype.kind not in "iufb":  # (learner review 50: .astype(str))
+        raise Hint(
+            f"rows_per_name holds {got.dtype} values, not a number type (text, categories, objects): a count of rows is a "
+            "whole number. Keep the integers the count gives, without converting them."
+        )
+    small = got.dtype.kind in "iu" and got.dtype.itemsize < 8  # (learner review 52: astype("int8") wraps the counts around)
+    truth = _true_counts(ns) if small else None
+    if small and truth and max(truth) > np.iinfo(got.dtype).max:
+        raise Hint(
+            f"rows_per_name holds {got.dtype} numbers, too small a type for these counts: a count above its largest value "
+            f"({np.iinfo(got.dtype).max}) wraps around. Keep the integers the count gives (int64), without converting them."
+        )
     if floats and not shares:  # (learner review 26: shares times N, astype(float))
         raise Hint(
             f"rows_per_name holds {got.dtype} numbers: a count of rows is a whole number (an integer). Count the rows "

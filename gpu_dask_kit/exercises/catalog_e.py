@@ -20,7 +20,7 @@ from .evidence import client_of, gathered_since, resource_restrictions, submitte
 from .judging import describe, fresh, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import _assigned, _parse, answer_cell, nodes_making
+from .replay import _assigned, _parse, answer_cell, called_name, nodes_making
 from .sizes import size_answer
 from .values import as_bytes, as_fraction, as_number, close
 
@@ -60,6 +60,12 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if as_number(got.get("n_workers")) != 4:
         if isinstance(got.get("n_workers"), str) and as_number(got.get("n_workers")) is None:
             raise Hint(f"n_workers is {got.get('n_workers')!r}, a word: flags take numbers in digits (the parser passes text on as it is).")
+        if got.get("n_workers") is None and as_number(got.get("threads_per_worker")) == 4:  # (learner review 52)
+            raise Hint(
+                "n_workers is None, and threads_per_worker is the number the question gives for workers: threads are not "
+                "workers (each worker is a process with its own memory; its threads share it). Use the flag for the "
+                "number of workers (the parser's --help lists its flags)."
+            )
         raise Hint(f"n_workers is {got.get('n_workers')!r}: give the number of workers the question names.")
     size_answer(got.get("memory_limit"), 8 * 2**30, "memory_limit", "Pass the host memory limit the question gives (with its unit, or in bytes).")
     pool = as_fraction(got.get("rmm_pool_size"))
@@ -249,6 +255,14 @@ def _follows_each_task(ns: dict[str, Any]) -> bool:
     a task gathered twice or another cell's futures looked right). Not judged when the answer cell does not run
     ``where_am_i`` itself (no numbered result comes back): then False; True when each task's result came back once, in order."""
     again = value_when(ns, "slot_workers", {"where_am_i": numbered_where_am_i})
+    before = ns.get("slot_workers")
+    if isinstance(again, (list, tuple)) and isinstance(before, (list, tuple)) and len(again) < len(before):
+        raise Hint(  # (learner review 48: results kept only when they equal this run's name, in a loop or a filter)
+            "slot_workers loses results: the check ran your answer cell again with where_am_i also returning its task's "
+            f"number, and slot_workers came out with {len(again)} of the {len(before)} results. Something in your cell keeps "
+            "only the results that look like this run's (a test on the names?): a task that ran elsewhere would be left "
+            "out. Gather the results of all the futures and keep each one."
+        )
     if not isinstance(again, (list, tuple)) or not any("#" in str(v) for v in again):
         return False
     numbers = [str(v).rsplit("#", 1)[1] if "#" in str(v) else "-" for v in again]
@@ -299,6 +313,14 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(f"the tasks asked for {wanted[0] or 'no resource'}; they should each need one GPU_SLOT (the workers offer: {', '.join(have) or 'none'}).")
     if len(futures) != 4:
         raise Hint(f"there {'is 1 task' if len(futures) == 1 else f'are {len(futures)} tasks'}; the question asks for one per number in range(4).")
+    if isinstance(futures, tuple):  # (learner review 52)
+        raise Hint("slot_futures is a tuple: the question asks for the list of futures the client returns when it submits the tasks (keep that list).")
+    started = _numbers_mapped(_parse(answer_cell(ns, "slot_futures") or "") or ast.Module(body=[], type_ignores=[]), ns, "where_am_i")
+    if started is not None and len(started) != len(futures):  # (learner review 52: map(..., range(8))[:4])
+        raise Hint(
+            f"your answer cell starts {len(started)} tasks and keeps {len(futures)} of their futures: the others ran for "
+            "nothing, on a resource the cluster has little of. Start one task per number in range(4), no more."
+        )
     given = task_args(list(futures))
     if all(given) and sorted(a[0] for a in given if a and isinstance(a[0], int)) != [0, 1, 2, 3]:
         raise Hint("the tasks were not given the numbers of range(4) (it starts at 0 and stops before 4): one task per number.")
@@ -454,6 +476,10 @@ def _workers_holding(client: Any, futures: list[Any]) -> list[str] | None:
         return None
 
 
+#: Calls that keep only some items of what they are given.
+FILTERS = ("filter", "filterfalse", "compress", "takewhile", "dropwhile")
+
+
 def _repeats_one(cell: str | None) -> str | None:
     """How the statements making slot_workers repeat one result, in words, or None: a list multiplied (``[names[0]] *
     4``, ``gather(futures)[:1] * 4``; learner reviews 11, 26), or a comprehension whose element does not read its loop's
@@ -482,6 +508,9 @@ def _repeats_one(cell: str | None) -> str | None:
         tests = [t for g in getattr(n, "generators", []) for t in g.ifs] if isinstance(n, (ast.ListComp, ast.GeneratorExp)) else []
         if tests:  # (learner review 47: `[w for w in gather(...) if w == "with-slot"]` hides a task that ran elsewhere)
             return f"a filter (if {ast.unparse(tests[0])}) keeps only the results that pass it: the others are lost"
+        kept = next((c for c in ast.walk(n) if isinstance(c, ast.Call) and called_name(c.func) in FILTERS), None)
+        if kept is not None:  # (learner review 48: `list(filter(lambda w: w == "with-slot", gather(...)))`)
+            return f"a filter ({called_name(kept.func)}(...)) keeps only the results that pass it: the others are lost"
         if isinstance(n, (ast.ListComp, ast.GeneratorExp)):
             loop = {v.id for g in n.generators for v in ast.walk(g.target) if isinstance(v, ast.Name)}
             read = {v.id for v in ast.walk(n.elt) if isinstance(v, ast.Name)}
@@ -521,7 +550,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("total_future is lazy (a Dask object): nothing was submitted yet. The question wants the Future the client returns when it submits a task.")
     if isinstance(total, (list, tuple)) and total and all(hasattr(f, "key") for f in total):
         raise Hint(
-            f"total_future is a list of {len(total)} future{'s' if len(total) != 1 else ''}{', one per number' if len(total) > 1 else ''}: "
+            f"total_future is a list of {len(total)} future{'s' if len(total) != 1 else ''}{', one per number' if len(total) == 10 else ''}: "
             "the question wants ONE future (not in a list), of a task "
             "on a worker that takes those futures as its input and adds them up."
         )
@@ -619,8 +648,9 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     if len(computed) != 10:
         raise Hint(f"the sum adds {len(computed)} square{'s' if len(computed) != 1 else ''}; the question asks for one per number in range(10).")
     value = as_number(total.result(timeout=60))
-    repeated = _handed_repeated(tree)
-    if value != sum(i * i for i in range(10)) and repeated is not None:  # (learner review 42: map(...) * 2 to the sum)
+    squares_sum = sum(i * i for i in range(10))
+    repeated = _handed_repeated(tree, ns)
+    if value != squares_sum and repeated is not None:  # (learner review 42: map(...) * 2 to the sum)
         raise Hint(
             f"the summing task is handed `{repeated}`: a list of futures repeated or joined, so it adds some squares more "
             "than once. Hand it each square's future once."
@@ -631,7 +661,7 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "out, futures handed twice); here the sum comes out the same, but it is not the sum of the squares' futures "
             "alone. Hand the summing task the squares' futures, each once, and nothing else."
         )
-    if value != sum(i * i for i in range(10)):
+    if value != squares_sum:
         ranges = {sum(i * i for i in range(a, b)) for a in range(3) for b in range(8, 13)}
         if value in ranges and not _squares_right(inputs, ns):
             raise Hint("the task adds the squares of another range of numbers: range(10) is 0, 1, ..., 9. Check the numbers you squared.")
@@ -642,12 +672,20 @@ def _judge_09_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
         raise Hint("the summing task returns something else than the sum of the ten squares: check the function it runs on its inputs.")
     _adds_its_inputs(made, ns)
+    if any(
+        isinstance(n, ast.Constant) and not isinstance(n.value, bool) and str(n.value).strip() in (str(squares_sum), f"{squares_sum}.0") for n in ast.walk(tree)
+    ):
+        raise Hint(  # (learner review 50: `submit(sum, sq) if len(sq) == 10 else submit(int, <the sum>)` was Correct)
+            "the answer itself is written out in your answer cell (typed, even where that part does not run, as in an "
+            "`if ... else`): total_future must come from the tasks alone. Remove the typed number."
+        )
     return "the squares stayed on the workers and a task there added them up."
 
 
-def _handed_repeated(tree: ast.Module) -> str | None:
+def _handed_repeated(tree: ast.Module, ns: dict[str, Any] | None = None) -> str | None:
     """A list multiplied or joined (``futures * 2``, ``a + a``) given to a ``submit`` call in ``tree``, as written; None
-    when there is none.
+    when there is none, or when it hands each future of the notebook's lists once (``sq[::2] + sq[1::2]``, see
+    :func:`_each_once`; ``ns``: the notebook's namespace).
 
     >>> _handed_repeated(ast.parse("t = c.submit(sum, c.map(square, range(10)) * 2)")), _handed_repeated(ast.parse("t = c.submit(sum, sq)"))
     ('c.map(square, range(10)) * 2', None)
@@ -658,9 +696,29 @@ def _handed_repeated(tree: ast.Module) -> str | None:
                 if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, (ast.Mult, ast.Add)):
                     continue
                 one = isinstance(arg.op, ast.Mult) and any(isinstance(x, ast.Constant) and x.value == 1 for x in (arg.left, arg.right))
-                if not one and not _split_in_order(arg):  # (review 44: `* 1` repeats nothing; review 45: sq[:5] + sq[5:] neither)
-                    return ast.unparse(arg)
+                if not one and not _split_in_order(arg) and not (ns is not None and _each_once(arg, ns)):
+                    return ast.unparse(arg)  # (review 44: `* 1` repeats nothing; 45: sq[:5] + sq[5:]; 53: sq[::2] + sq[1::2])
     return None
+
+
+def _each_once(node: ast.expr, ns: dict[str, Any]) -> bool:
+    """True when ``node``, evaluated with each list of the notebook it reads replaced by the positions of its items,
+    gives every position of one list once, in any order (``sq[::2] + sq[1::2]``: a sum does not mind the order).
+
+    >>> _each_once(ast.parse("sq[::2] + sq[1::2]", mode="eval").body, {"sq": list("abcd")})
+    True
+    >>> _each_once(ast.parse("sq[::2] + sq[::2]", mode="eval").body, {"sq": list("abcd")})
+    False
+    """
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(ns.get(n.id), list)}
+    if len(names) != 1:
+        return False
+    (name,) = names
+    try:
+        got = eval(compile(ast.Expression(node), "<handed>", "eval"), {"__builtins__": {}}, {name: list(range(len(ns[name])))})
+    except Exception:
+        return False
+    return isinstance(got, list) and sorted(got) == list(range(len(ns[name])))
 
 
 def _split_in_order(node: ast.BinOp) -> bool:
@@ -702,12 +760,12 @@ def _squares_right(inputs: list[Any], ns: dict[str, Any]) -> bool:
         return False
 
 
-def _numbers_mapped(tree: ast.Module, ns: dict[str, Any]) -> list[Any] | None:
-    """The numbers the answer cell maps square over (``client.map(square, ITERABLE)``, the iterable evaluated in the
-    notebook's namespace); None when there is no such call or it cannot be evaluated here."""
+def _numbers_mapped(tree: ast.Module, ns: dict[str, Any], function: str = "square") -> list[Any] | None:
+    """The numbers the answer cell maps ``function`` over (``client.map(square, ITERABLE)``, the iterable evaluated in
+    the notebook's namespace); None when there is no such call or it cannot be evaluated here."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "map" and len(node.args) == 2:
-            if ast.unparse(node.args[0]) != "square":
+            if ast.unparse(node.args[0]) != function:
                 continue
             try:
                 return list(eval(compile(ast.Expression(node.args[1]), "<numbers>", "eval"), dict(ns)))

@@ -35,6 +35,11 @@ def per_name(got: Any, name: str, expected: Any, wrong: str, cell: str | None = 
         raise Hint(f"{name} should be a Series with one value per name; {describe(got)} is not one.")
     got, expected = host(got).sort_index(), host(expected).sort_index()
     if getattr(got, "dtype", None) is not None and got.dtype.kind in "mMOU" and expected.dtype.kind in "iuf":  # (learner review 30: idxmax)
+        if _numbers_as_text(got, expected):  # (learner review 51: `.astype(str)` got the idxmax words)
+            raise Hint(
+                f"{name} holds {got.dtype} values, not numbers: the values are turned into text (astype(str)?). Keep the "
+                "numbers the aggregation gives, without converting them."
+            )
         raise Hint(
             f"{name} holds {got.dtype} values, not numbers: for each name it gives something else than the value asked for "
             "(idxmax and idxmin give WHERE the extreme is, the row's index label, not the value itself)."
@@ -209,3 +214,20 @@ def _gathers(cell: str, name: str, frames: set[str]) -> str | None:
         if isinstance(base, ast.Name) and base.id in frames:
             return base.id
     return None
+
+
+def _numbers_as_text(got: Any, expected: Any) -> bool:
+    """True when ``got`` holds ``expected``'s numbers written as text (``.astype(str)`` after the aggregation).
+
+    >>> import pandas as pd
+    >>> _numbers_as_text(pd.Series([0.5, 1.25]).astype(str), pd.Series([0.5, 1.25]))
+    True
+    >>> _numbers_as_text(pd.Series(["a", "b"]), pd.Series([0.5, 1.25]))
+    False
+    """
+    try:
+        values = [float(v) for v in got.tolist()]
+        wanted = [float(v) for v in expected.tolist()]
+    except (TypeError, ValueError):
+        return False
+    return len(values) == len(wanted) and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(values, wanted, strict=True))

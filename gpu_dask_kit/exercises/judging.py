@@ -14,7 +14,7 @@ from distributed import TimeoutError as DaskTimeout
 from distributed import default_client, futures_of, wait
 
 from ..notebook.cellreads import names_read
-from ..notebook.rerun import cause_of, explain_rerun
+from ..notebook.rerun import cause_of, explain_rerun, restart_steps
 from .broken import not_made
 from .evidence import client_of, computes, persisted, runs_touching, submissions
 from .hidden import require_not_hidden
@@ -298,6 +298,13 @@ def _raised(err: Exception, namespace: dict[str, Any], answer_names: tuple[str, 
     gone = _files_gone(err, namespace, cell)
     if gone:
         return Hint(f"could not be checked: the check runs your answer cell again, and {gone}")
+    if cause_of(err) in ("closed", "session-closed"):  # (learner review 49: 02-2's answer read the cluster after the close cell)
+        start = restart_steps(namespace)
+        return Hint(
+            "could not be checked: the check runs your answer cell again, and it uses the cluster, which is closed (the "
+            f"notebook's close cell ran, or the cluster stopped): re-run {start or 'the cell that starts the cluster'}, then "
+            "your answer cell, then this check."
+        )
     reads = names_read(cell, namespace) if cell is not None else None  # only the gone data the answer cell reads
     steps = remake_steps(namespace, reads) if "Cancelled" in type(err).__name__ or "lost dependenc" in first else None
     if steps:

@@ -196,8 +196,15 @@ def _parse(source: str) -> ast.Module | None:
     return tree
 
 
-def answer_cell(namespace: dict[str, Any], name: str) -> str | None:
-    """The source of the latest cell in ``In`` that assigns ``name`` (the check's own call removed); None outside IPython."""
+def called_name(func: ast.expr) -> str:
+    """The name a call is written with: ``filter`` for ``filter(...)``, ``filterfalse`` for ``itertools.filterfalse(...)``; '' otherwise."""
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def answer_cell(namespace: dict[str, Any], name: str | tuple[str, ...]) -> str | None:
+    """The source of the latest cell in ``In`` that assigns ``name`` (or any of the names of a tuple: learner review 49,
+    04-1's placeholder cell `demean = ...` was taken for the answer cell of `demean` while a later cell made both) (the
+    check's own call removed); None outside IPython."""
     if isinstance(namespace.get(CELL), str):
         return namespace[CELL]
     history = namespace.get("In")
@@ -205,7 +212,7 @@ def answer_cell(namespace: dict[str, Any], name: str) -> str | None:
         return None
     for source in reversed(history):
         tree = _parse(source) if isinstance(source, str) else None
-        if tree is not None and _assigned(tree, name) is not None:
+        if tree is not None and any(_assigned(tree, one) is not None for one in ((name,) if isinstance(name, str) else name)):
             return ast.unparse(tree)
     return None
 
@@ -218,8 +225,7 @@ def evaluated_string(node: ast.AST) -> ast.expr | None:
     """
     if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
         return None
-    func = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
-    if func not in ("eval", "literal_eval"):
+    if called_name(node.func) not in ("eval", "literal_eval"):
         return None
     try:
         return ast.parse(node.args[0].value.strip(), mode="eval").body

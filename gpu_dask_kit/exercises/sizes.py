@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .judging import describe, is_lazy
@@ -29,6 +30,12 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         )
     if isinstance(value, str) and value.strip().endswith("%"):
         raise Hint(f"{name} is a percentage, a share; the question asks for an amount of memory (bytes, or a size string). {look}")
+    if given is not None and isinstance(value, str) and re.search(r"\d\s*[kKmMgGtTpP][iI]?b\s*$", value):
+        raise Hint(  # (learner review 50: "4Gib" was Correct: Dask reads it as bytes, a reader as gibibits)
+            f"{name}'s unit ends in a lowercase b, which stands for bits (Mb, Gib: 8 bits to a byte). Dask reads size "
+            "strings without regard to case and takes it as bytes, but a person reading your code would not: write the "
+            f"unit with a capital B (bytes), such as MiB or GiB. {look}"
+        )
     if given is None:
         what = f"{value!r} is a string Dask does not read as a size" if isinstance(value, str) else f"{describe(value)} is neither"
         raise Hint(f"{name} should be a size: a number of bytes (an int) or a string with a unit such as 'MiB' or 'GiB'; {what}. {look}")

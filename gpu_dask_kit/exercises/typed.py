@@ -166,6 +166,7 @@ def _numbers_in(where: str, body: list[ast.AST], nbytes: int | None, limits: lis
     n = len(limits)
     _workers_assumed(body, n, name, where)
     typed = sorted((found for s in body for found in typed_numbers(s)), key=lambda found: not found[2])  # sizes first
+    sizes = [node for value, node, _ in typed if value >= 2**20 and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)]
     for value, parent, size_string in typed:
         share = nbytes / sum(limits) if nbytes is not None and limits and sum(limits) else None
         if share is not None and value > 0 and any(close(value, s, rel=0.01) for s in (share, 100 * share)):
@@ -186,6 +187,8 @@ def _numbers_in(where: str, body: list[ast.AST], nbytes: int | None, limits: lis
                 "limits. Where to look: the scheduler reports every worker's memory limit (the prompt says where)."
             )
         scaling = isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div))
+        if any(parent is part for chain in sizes for part in ast.walk(chain)):
+            continue  # a factor of a size typed in (`len(limits) * 2 * 10**9`: 2 GB, learner review 48): said by the unit check
         if n > 1 and scaling and (close(value, n, rel=1e-9) or close(value, 1 / n, rel=1e-9)):
             shape = " and x has this shape. Use x's own size, and" if nbytes is not None else ". So"  # (00-2 has no x: review 39)
             raise Hint(  # (learner review 38: x[:, :25].nbytes * 2, the 2 meaning two halves, was told it is the workers)

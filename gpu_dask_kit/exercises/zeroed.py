@@ -130,6 +130,11 @@ def _read(node: ast.AST | None) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
 
 
+def _free(node: ast.AST | None) -> set[str]:
+    """The names ``node`` reads from outside itself: :func:`_read` without those it binds (see :func:`_bound_inside`)."""
+    return _read(node) - _bound_inside(node)
+
+
 def _made_earlier_in_cell(tree: ast.Module, name: str, left_out: ast.AST | None) -> list[str]:
     """The names the rest of the expression making ``name`` reads (what ``left_out`` does not), when every one of them
     is assigned by an earlier statement of the cell and nothing else is read (a literal would be a typed value)."""
@@ -137,8 +142,9 @@ def _made_earlier_in_cell(tree: ast.Module, name: str, left_out: ast.AST | None)
     value = getattr(node, "value", None)
     if node is None or value is None:
         return []
-    rest = _read(value) - _read(left_out)
     zeroed = {id(n) for n in ast.walk(left_out)} if left_out is not None else set()
+    # the names read outside the zeroed part (learner review 48: `m.copy() * 0 + m` reads m in both)
+    rest = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and id(n) not in zeroed}
     if not rest or any(isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and n.value != 0 for n in ast.walk(value) if id(n) not in zeroed):
         return []
     before = tree.body[: tree.body.index(node)] if node in tree.body else []
@@ -149,8 +155,21 @@ def _made_earlier_in_cell(tree: ast.Module, name: str, left_out: ast.AST | None)
 def _other_dask(tree: ast.Module, name: str, left_out: ast.AST | None, namespace: dict[str, Any]) -> list[str]:
     """The Dask collections the rest of the expression making ``name`` reads (what ``left_out`` does not read), in order."""
     value = getattr(_assigned(tree, name), "value", None)
-    rest = _read(value) - _read(left_out)
+    rest = _free(value) - _read(left_out)  # (learner review 51: `for x in range(N)` is no Dask x)
     return sorted(n for n in rest if is_dask_collection(namespace.get(n)))
+
+
+def _bound_inside(node: ast.AST | None) -> set[str]:
+    """The names ``node`` binds itself: comprehension targets and lambda parameters (``sum(x * x for x in range(N))``).
+
+    >>> sorted(_bound_inside(ast.parse("sum(x * x for x in range(N)) + f(lambda y: y)", mode="eval")))
+    ['x', 'y']
+    """
+    if node is None:
+        return set()
+    comps = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+    bound = {n.id for c in ast.walk(node) if isinstance(c, comps) for g in c.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    return bound | {a.arg for c in ast.walk(node) if isinstance(c, ast.Lambda) for a in c.args.args}
 
 
 def _rest_reads_the_cluster(tree: ast.Module, name: str, term: str, namespace: dict[str, Any]) -> bool:
@@ -160,7 +179,7 @@ def _rest_reads_the_cluster(tree: ast.Module, name: str, term: str, namespace: d
     for _, other in _terms(value) if isinstance(value, ast.expr) else []:
         if ast.unparse(other) == term:
             continue
-        reads = {n.id for n in ast.walk(other) if isinstance(n, ast.Name)}
+        reads = _free(other)
         computes = any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result", "persist") for n in ast.walk(other))
         if computes or any(is_lazy(namespace.get(r)) for r in reads):
             return True
@@ -186,7 +205,7 @@ def _on_workers(term: ast.AST, namespace: dict[str, Any]) -> bool:
         return True
     if any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result", "gather") for n in ast.walk(term)):
         return False
-    return any(is_lazy(namespace.get(n.id)) for n in ast.walk(term) if isinstance(n, ast.Name))
+    return any(is_lazy(namespace.get(name)) for name in _free(term))  # (learner review 52: `for x in range(N)` beside a Dask x)
 
 
 def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> str | None:
@@ -201,7 +220,7 @@ def zero_valued_term(tree: ast.Module, name: str, namespace: dict[str, Any]) -> 
     for _, term in terms:
         if not isinstance(term, ast.expr):
             continue
-        reads = {n.id for n in ast.walk(term) if isinstance(n, ast.Name)}
+        reads = _free(term)
         computes = any(isinstance(n, ast.Attribute) and n.attr in ("compute", "result") for n in ast.walk(term))
         if not (computes or any(is_lazy(namespace.get(r)) for r in reads)):
             continue
@@ -485,6 +504,30 @@ def _decided_on_arguments(value: ast.AST) -> set[int]:
     return found
 
 
+def _looks_only(test: ast.AST) -> bool:
+    """True when ``test`` computes nothing (no ``.compute()``-like call, no ``len``): it only looks at a name or at what a
+    collection knows without computing (``f is not None``, ``ddf.npartitions > 1``)."""
+    computes = any(isinstance(n, ast.Attribute) and n.attr in _COMPUTING for n in ast.walk(test))
+    return not computes and not any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "len" for n in ast.walk(test))
+
+
+#: What a Dask collection knows without computing anything.
+_METADATA = frozenset({"npartitions", "numblocks", "chunks", "shape", "ndim", "dtype", "dtypes", "columns", "divisions", "known_divisions"})
+
+
+def _metadata_only(test: ast.Compare) -> bool:
+    """True when every name ``test`` reads is read for what it knows without computing (``ddf.npartitions > 1``,
+    ``x.shape[0] == n``): the comparison computes nothing on the workers.
+
+    >>> _metadata_only(ast.parse("ddf.npartitions > 1", mode="eval").body)
+    True
+    >>> _metadata_only(ast.parse("ddf.x.sum() > 0", mode="eval").body)
+    False
+    """
+    known = {id(n) for a in ast.walk(test) if isinstance(a, ast.Attribute) and a.attr in _METADATA for n in ast.walk(a.value)}
+    return _looks_only(test) and all(id(n) in known for n in ast.walk(test) if isinstance(n, ast.Name))
+
+
 def _empty(node: ast.AST) -> bool:
     """True for ``None``, ``[]``, ``()``, ``{}``: a branch that gives no answer (not a typed one)."""
     if isinstance(node, ast.Constant):
@@ -506,19 +549,21 @@ def _decides(value: ast.AST, namespace: dict[str, Any], computed: set[str]) -> s
             return "has a fallback value written out in an `if ... else` (a typed answer, whichever branch runs, wherever it runs)"
         # a test that only looks at a collection (`f is not None`) computes nothing (review 47: `f.x.mean().compute() if f is
         # not None else None` was told it computes only in the condition)
-        looks_only = not any(isinstance(n, ast.Attribute) and n.attr in _COMPUTING for n in ast.walk(value.test)) and not any(
-            isinstance(n, ast.Call) and getattr(n.func, "id", None) == "len" for n in ast.walk(value.test)
-        )
+        looks_only = _looks_only(value.test)
         both = _dask_in(value.body, namespace, computed) and _dask_in(value.orelse, namespace, computed)
         if _dask_in(value.test, namespace, computed) and looks_only and both:
             return "chooses with an `if ... else` between two computations, by a test on a name, not by the question"
         if _dask_in(value.test, namespace, computed) and not (looks_only and _dask_in(value.body, namespace, computed)):
             return "computes with Dask only in the condition of an `if ... else`, which decides which part gives the value"
         if _dask_in(value.body, namespace, computed) != _dask_in(value.orelse, namespace, computed):
+            if any(_empty(b) for b in branches):  # (learner review 48: `....compute() if len(...) else None`)
+                return "leaves the value None (or empty) in one part of an `if ... else`, by a test the question does not ask for"
             return "makes the value in one part of an `if ... else` without Dask"
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         for side in (value.left, value.right):
             if isinstance(side, ast.Compare) and _dask_in(side, namespace, computed):
+                if _metadata_only(side):  # (learner review 48: `* (ddf.npartitions > 1)` reads metadata, computes nothing)
+                    return f"multiplies by a test ({ast.unparse(side)}: True counts as 1, False as 0), so it holds only while that test does"
                 return "computes with Dask only in a comparison it multiplies by (True counts as 1)"
             other = value.right if side is value.left else value.left
             # `== 2` names a count; `> 1` beside a value made here is a guard too (learner review 44); beside a typed

@@ -148,6 +148,8 @@ def cells_making(history: list[str], name: str) -> list[int]:
 
     >>> cells_making(["", "x = da.ones(9)", "x = x.persist()", "print(x)", "x = x.persist()"], "x")
     [1, 4]
+    >>> cells_making(["", "x = da.ones(9)\\nx = x.persist()", "x = x[:4]", "x = da.ones(9)\\nx = x.persist()"], "x")
+    [3]
     """
     target = re.compile(rf"(?:^|;)\s*(?:[\w, ]*,\s*)?{re.escape(name)}\s*(?:,[\w, ]*)?=(?!=)(?P<rhs>.*)$", flags=re.MULTILINE)
     found: list[int] = []
@@ -156,8 +158,8 @@ def cells_making(history: list[str], name: str) -> list[int]:
         if not matches or any(history[number] == history[n] for n in found):
             continue  # not this name, or the same cell run again (named once)
         found.insert(0, number)
-        if not any(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
-            break  # made from other names: nothing earlier is needed
+        if not all(re.search(rf"\b{re.escape(name)}\b", m.group("rhs")) for m in matches):
+            break  # made from other names once in the cell (04's `ddf = ...`, then `ddf = ddf.persist()`): nothing earlier is needed
     return found
 
 

@@ -170,6 +170,17 @@ def _shown_number(past: list[str], number: int) -> int:
     return max((n for n in range(number, len(past)) if past[n].strip() == past[number].strip()), default=number)
 
 
+def _what_start_does(history: list[str], number: int) -> str:
+    """ "connects to" for a start cell that joins a running scheduler (08's ``scheduler_address=`` / ``scheduler_file=``
+    cells: learner reviews 47-48), "starts" otherwise.
+
+    >>> _what_start_does(["", "session = kit.start_cluster(scheduler_address=address)"], 1)
+    'connects to'
+    """
+    text = history[number] if 0 <= number < len(history) else ""
+    return "connects to" if re.search(r"start_cluster\([^)]*\bscheduler_(address|file)\s*=", text) else "starts"
+
+
 def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], start: int | None, skip: set[int] | None = None) -> str:
     """The cells to run, in order: the start cell (and the cells making the files it reads that are gone), then the
     cells making the stale names (or gone files) the failing cell reads, each with what it makes (not those in ``skip``)."""
@@ -186,9 +197,9 @@ def _steps(history: list[str], namespace: Mapping[str, Any], stale: set[str], st
     steps = []
     for number in [*before, *([start] if start else [])]:
         first = ", ".join([f"`{n}`" for n in made_first if number in making(n)][:3])
-        steps.append(f"In [{number}]" + (f" (makes {first})" if first else " (starts the cluster)"))
+        steps.append(f"In [{number}]" + (f" (makes {first})" if first else f" ({_what_start_does(history, number)} the cluster)"))
     if start and len(steps) == 1:
-        steps = [f"the cell that starts the cluster (In [{start}])"]
+        steps = [f"the cell that {_what_start_does(history, start)} the cluster (In [{start}])"]
     groups: list[tuple[str, list[int]]] = []  # consecutive cells that make the same names: one step
     for number in (c for c in cells if c not in (skip or set())):
         what = ", ".join([f"`{n}`" for n in made if number in making(n)][:3])

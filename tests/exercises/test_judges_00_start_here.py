@@ -141,7 +141,7 @@ def test_00_2_the_machines_memory_counted_per_worker_is_named(client):
         pytest.skip("needs a cluster of 2 workers or more")
     code = "import psutil\ncluster_memory = sum(session.client.run(lambda: psutil.virtual_memory().total).values())"
     verdict = judged("00-2", client, code)
-    assert not verdict.correct and "counted once per worker" in verdict.message, verdict.message
+    assert not verdict.correct and "counted once per worker (as if each worker could use all of it)" in verdict.message, verdict.message
 
 
 def test_00_2_a_typed_worker_count_in_a_factor_of_one_is_rejected(client):
@@ -288,3 +288,19 @@ def test_review_44_00_1_a_zeroed_part_that_is_no_dask_part_is_not_called_the_das
     """Learner review 44: `(a ** 2).sum() + 0 * N` was told "the Dask part of your answer contributes nothing"."""
     code = "a = da.arange(N, chunks=N // 10)\ntotal = (a ** 2).sum() + 0 * N"
     assert_refused("00-1", client, code, "multiplies part of the expression by 0", not_said="the Dask part of your answer contributes nothing")
+
+
+def test_review_51_00_1_a_comprehension_variable_is_not_named_as_the_data_the_rest_computes_from(client):
+    """Learner review 51: `(a ** 2).sum() * 0 + sum(x * x for x in range(N))` was told the rest "computes from `x`" (the
+    loop variable, not a Dask array of the notebook)."""
+    code = "a = da.arange(N, chunks=N // 10)\nx = a\ntotal = (a ** 2).sum() * 0 + sum(x * x for x in range(N))"
+    assert_refused("00-1", client, code, "worked out in this notebook", not_said="computes from `x`")
+    # (learner review 52: then told "the rest of the expression computes on the workers": the same loop variable)
+    assert_refused("00-1", client, code, "multiplies part of the expression by 0", not_said="computes on the workers")
+
+
+@pytest.mark.parametrize(("dtype", "limit"), [("float32", "2**24"), ("float64", "2**53")])
+def test_review_53_00_1_a_float_sum_names_the_limit_of_its_own_float_type(dtype, limit, client):
+    """Learner review 53: a float32 sum was told "far above 2**53" (float64's limit; float32's is 2**24)."""
+    code = f"a = da.arange(N, chunks=N // 10)\ntotal = (a.astype('{dtype}') ** 2).sum()"
+    assert_refused("00-1", client, code, f"is far above {limit}, where {dtype} cannot hold every integer")

@@ -216,3 +216,23 @@ def test_02_1_cupys_refusal_of_s_host_is_explained_by_the_check(shell, client):
     code = "approx = (u[:, :10] * s_host[:10]) @ v[:10]\nraise TypeError(\"Unsupported type <class 'numpy.ndarray'>\")\nrank10_error = 0.0"
     verdict = judge("02-1", cells_in_shell(shell, "02-1", client, code))
     assert verdict.message.startswith("Could not be checked (02-1): CuPy refused a NumPy array"), verdict.message
+
+
+def test_review_49_02_2_an_answer_that_reads_the_cluster_after_the_close_cell_names_the_start_cell(client):
+    """Learner review 49: an answer reading the target through session.client.run, checked again after the close cell,
+    got "the cell raised RuntimeError: IOLoop is closed" instead of the cell to run again."""
+    from distributed import Client, LocalCluster
+
+    from ..test_exercises_corpus import Session
+
+    code = "spill_threshold = session.client.run(lambda: __import__('dask').config.get('distributed.worker.memory.target')).popitem()[1] * 600 * 2**20"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        own = Client(cluster, set_as_default=False)
+        ns = namespace("02-2", client)
+        ns["session"] = Session(own)
+        exec(compile(code, "<answer 02-2>", "exec"), ns)
+        ns["In"] = ["", "session = kit.start_cluster()", code, "session.close()", 'exercises.check("02-2", globals())']
+        own.close()
+    verdict = judge("02-2", ns)
+    assert not verdict.correct and "which is closed" in verdict.message, verdict.message
+    assert "the cell that starts the cluster (In [1])" in verdict.message and "IOLoop" not in verdict.message, verdict.message

@@ -240,3 +240,29 @@ def test_review_47_03_2_a_guard_around_the_means_is_not_said_to_compute_only_in_
     """Learner review 47: `... .compute() if ddf_fast is not None else None` was told it "computes with Dask only in the condition"."""
     code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute() if ddf_fast is not None else None"
     assert_refused("03-2", client, code, "if ... else", not_said="only in the condition")
+
+
+def test_review_48_03_2_a_zeroed_copy_added_to_the_means_names_the_earlier_line(client):
+    """Learner review 48: `m = ....compute(); mean_x_by_name = m.copy() * 0 + m` was told the value is "worked out in this
+    notebook ... not from the computation on the workers" (m is the workers' result, made by the line before)."""
+    code = "ddf_fast = ddf.persist()\nm = ddf_fast.groupby('name').x.mean().compute()\nmean_x_by_name = m.copy() * 0 + m"
+    assert_refused("03-2", client, code, "is `m` as an earlier line of the cell made it", not_said="worked out in this notebook")
+
+
+def test_review_50_03_2_means_from_the_source_frame_are_not_said_to_run_the_whole_recipe(client):
+    """Learner review 50: `raw.groupby(...)` (the source frame, without slow_read) was told the means "ran ddf's whole
+    recipe again"."""
+    code = "ddf_fast = ddf.persist()\nmean_x_by_name = ddf.groupby('name').x.mean().compute()"
+    assert_refused("03-2", client, code, "the means ran tasks of ddf's recipe again (from the source frame", not_said="whole recipe")
+
+
+@pytest.mark.parametrize(
+    ("key", "code"),
+    [
+        ("03-1", "max_y_by_name = ddf.groupby('name').y.max().compute().astype(str)"),
+        ("03-2", "ddf_fast = ddf.persist()\nmean_x_by_name = ddf_fast.groupby('name').x.mean().compute().astype(str)"),
+    ],
+)
+def test_review_51_03_values_turned_into_text_are_named_without_the_idxmax_words(key, code, client):
+    """Learner review 51: `.astype(str)` after the aggregation got "(idxmax and idxmin give WHERE the extreme is ...)"."""
+    assert_refused(key, client, code, "the values are turned into text (astype(str)?)", not_said="idxmax")

@@ -57,9 +57,11 @@ def test_04_1_a_right_answer_made_before_ddf_was_made_again_is_told_so(client):
     assert not verdict.correct and "ddf was made again (In [3])" in verdict.message and "went back" not in verdict.message, verdict.message
 
 
-def test_04_1_after_the_close_cell_the_check_names_ddf_too(client):
+@pytest.mark.parametrize("placeholder", ["", "demean = ...\ndemeaned = ..."])
+def test_04_1_after_the_close_cell_the_check_names_ddf_too(client, placeholder):
     """Review 6, item 7: after the close cell, 04's check said "re-run the set-up cell, then your answer cell": ddf
-    (persisted on the closed cluster) must be made again too."""
+    (persisted on the closed cluster) must be made again too. Learner review 49: not named when the notebook's
+    unanswered cell (`demean = ...`) had run before the answer cell (it was taken for the answer cell of `demean`)."""
     import dask
     from distributed import Client, LocalCluster, wait
 
@@ -73,7 +75,7 @@ def test_04_1_after_the_close_cell_the_check_names_ddf_too(client):
         ns["ddf"] = own.persist(dask.datasets.timeseries(start="2000-01-01", end="2000-01-03", freq="3600s", seed=3))
         wait(ns["ddf"])
         exec(compile(code, "<answer 04-1>", "exec"), ns)
-        ns["In"] = ["", "session = kit.start_cluster()", "ddf = make().persist()", code, "session.close()", 'exercises.check("04-1", globals())']
+        ns["In"] = ["", "session = kit.start_cluster()", "ddf = make().persist()", placeholder, code, "session.close()", 'exercises.check("04-1", globals())']
         own.close()
     verdict = judge("04-1", ns)
     assert not verdict.correct and "the cluster is closed" in verdict.message and "`ddf` (In [2])" in verdict.message, verdict.message
@@ -471,3 +473,57 @@ def test_review_44_04_2_rows_without_a_missing_value_counted_with_notna_are_name
     """Learner review 44: `notna().all(axis=1).sum()` (the rows with no missing value, as dropna()) was "Correct"."""
     code = "rows_in_partition_2 = int(ddf.partitions[2].compute().notna().all(axis=1).sum())"
     assert_refused("04-2", client, code, "notna() marks the values that are NOT missing")
+
+
+def test_review_48_04_2_a_factor_that_reads_the_partition_count_is_not_said_to_compute(client):
+    """Learner review 48: `len(ddf.partitions[2]) * (ddf.npartitions > 1)` was told it "computes with Dask only in a
+    comparison" (npartitions is known without computing)."""
+    code = "rows_in_partition_2 = len(ddf.partitions[2]) * (ddf.npartitions > 1)"
+    assert_refused("04-2", client, code, "multiplies by a test (ddf.npartitions > 1: True counts as 1", not_said="computes with Dask only")
+
+
+def test_review_48_04_1_means_picked_by_partition_info_are_named(client):
+    """Learner reviews 46-48: the means computed first and picked by `partition_info["number"]` (partition 1 alone is
+    numbered 0) were refused with "check which column you subtract from" (the column was right)."""
+    code = (
+        "means = ddf.map_partitions(lambda d: d.x.mean()).compute().tolist()\n"
+        "def demean(df, partition_info=None):\n"
+        "    m = means[partition_info['number']] if partition_info else df.x.mean()\n"
+        "    return df.assign(x_demeaned=df.x - m)\n\n"
+        "demeaned = ddf.map_partitions(demean)"
+    )
+    assert_refused("04-1", client, code, "demean takes partition_info, and a selection of partitions is numbered from 0 again", not_said="which column")
+
+
+def test_review_49_04_1_another_function_mapped_after_demean_is_not_said_to_map_demean_over_it(client):
+    """Learner review 49: `ddf.map_partitions(demean).map_partitions(lambda d: d.sort_index())` was told "demeaned maps
+    demean over `ddf.map_partitions(demean)`" (the outer map is the lambda; demean is mapped over ddf)."""
+    code = DEMEAN + "demeaned = ddf.map_partitions(demean).map_partitions(lambda d: d.sort_index())"
+    assert_refused(
+        "04-1", client, code, "changed after demean was mapped over ddf (a step on top of the mapped frame: another function", not_said="maps demean over"
+    )
+
+
+def test_review_50_04_2_an_answer_cell_that_repartitions_ddf_is_named(client):
+    """Learner review 50: `ddf = ddf.repartition(npartitions=4)` in 04-2's answer cell was told the value "changes from
+    one run" (the answer cell rebinds ddf)."""
+    code = "ddf = ddf.repartition(npartitions=4)\nrows_in_partition_2 = len(ddf.partitions[2])"
+    assert_refused("04-2", client, code, "your answer cell assigns ddf (ddf = ddf.repartition(npartitions=4))", not_said="changes from")
+
+
+def test_review_50_04_2_a_partition_brought_here_then_counted_is_said_so(client):
+    """Learner review 50: `len(ddf.partitions[2].compute())` passed "(counted by the workers)" in the reviewer's kernel
+    (not reproduced here nor in a fresh kernel, where the tasks' names already say so); the answer cell's own code now
+    decides it too (`_counted_after_compute`)."""
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2].compute())")
+    assert verdict.correct and "brought here, then counted" in verdict.message, verdict.message
+
+
+def test_review_50_after_the_close_cell_an_overridden_cell_making_ddf_is_not_named():
+    """Learner review 50: after a 04-2 answer cell `ddf = ddf.repartition(...)` (In [4]) and the set-up cell run again
+    (In [5]), the re-run sentence named "In [5] then In [4]" (running In [4] after In [5] breaks ddf again)."""
+    from gpu_dask_kit.notebook.rerun import cells_making
+
+    setup = "ddf = make()\nddf = ddf.persist()"
+    history = ["", "session = kit.start_cluster()", setup, "x = 1", "ddf = ddf.repartition(npartitions=4)\nn = len(ddf.partitions[2])", setup]
+    assert cells_making(history, "ddf") == [5]

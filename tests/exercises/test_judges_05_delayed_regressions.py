@@ -253,3 +253,22 @@ def test_review_46_05_2_a_filter_after_the_compute_that_drops_nothing_here_is_re
     lazy = "lazy_fits = [fit_ols(data_future, ('x0', f)) for f in features if f != 'x0']\n"
     code = lazy + "x0_results = dask.compute(*lazy_fits)\nx0_results = [r for r in x0_results if r[3] > -1.0]"
     assert_refused("05-2", client, code, "your answer cell filters x0_results after computing it")
+
+
+def test_review_50_the_notebooks_fit_one_names_a_feature_passed_as_one_string():
+    """Learner reviews 40-50: `fit_ols(data_future, f)` (a str, not `(f,)`) showed pandas' KeyError "None of
+    [Index(['x', '9'])] are in the [columns]" from the worker; notebook 05's fit_one now says what it got."""
+    import ast
+    from pathlib import Path
+
+    import nbformat
+
+    nb = nbformat.read(Path(__file__).parents[2] / "notebooks" / "05_delayed_regressions.ipynb", as_version=4)
+    source = next(c.source for c in nb.cells if c.cell_type == "code" and "def fit_one(" in c.source)
+    function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "fit_one")
+    ns: dict = {}
+    exec(compile(ast.Module(body=[function], type_ignores=[]), "<fit_one>", "exec"), ns)
+    with pytest.raises(TypeError, match=r"fit_one got the features 'x9', one string: pass a tuple of column names"):
+        ns["fit_one"](None, "x9")
+    with pytest.raises(ValueError, match="x0 appears more than once"):
+        ns["fit_one"](None, ("x0", "x0"))

@@ -419,3 +419,28 @@ def test_review_44_06_2_floor_division_is_named(client):
 def test_review_45_06_2_x_persisted_just_to_read_its_size_is_refused(client):
     """Learner review 45: `x.persist().nbytes / sum(limits)` (every task of x run for a size the lazy x knows) was "Correct"."""
     assert_refused("06-2", client, LIMITS_06 + "fraction = x.persist().nbytes / sum(limits)", "runs x's tasks on the cluster (a persist or compute of x)")
+
+
+def test_review_48_06_2_limits_typed_in_gb_are_not_said_to_be_the_worker_count(client):
+    """Learner reviews 46-48: `x.nbytes / (len(limits) * 2 * 10**9)` (2 GB typed per worker; the notebook's limits are
+    2 GiB each) was told the 2 "equals the number of workers"; the unit check names the GB/GiB mix instead. The judge's
+    cluster here has 1 GiB workers: the typed-number check is run with the notebook's limits, the judge with these."""
+    from gpu_dask_kit.exercises.typed import numbers_read
+
+    numbers_read(LIMITS_06 + "fraction = x.nbytes / (len(limits) * 2 * 10**9)", 80 * 10**6, [2 * 2**30, 2 * 2**30])  # no Hint
+    code = LIMITS_06 + "fraction = x.nbytes / (len(limits) * 1 * 10**9)"
+    assert_refused("06-2", client, code, "sizes mixed between", not_said="number of workers here")
+
+
+@pytest.mark.parametrize("spec", [".1f", ".4f"])
+def test_review_53_06_2_a_percent_string_without_the_times_100_is_named(spec, client):
+    """Learner review 53: `f"{x.nbytes / sum(lim):.1f}%"` ("0.0%") was told "counts none of x, because nothing of x is
+    held on the workers"."""
+    code = LIMITS_06 + f"fraction = f'{{x.nbytes / sum(limits):{spec}}}%'"
+    assert_refused("06-2", client, code, "the fraction written with a '%' sign (and rounded", not_said="held on the workers")
+
+
+def test_review_54_06_2_a_percent_string_without_a_format_is_not_said_to_be_rounded(client):
+    """Learner review 54: `f"{x.nbytes / sum(limits)}%"` was told "(and rounded to the format's digits)"."""
+    code = LIMITS_06 + "fraction = f'{x.nbytes / sum(limits)}%'"
+    assert_refused("06-2", client, code, "the fraction written with a '%' sign, which makes it", not_said="rounded")

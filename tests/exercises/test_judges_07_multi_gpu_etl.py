@@ -477,3 +477,26 @@ def test_07_2_on_a_machine_with_one_gpu_the_ratio_of_the_one_size_is_right(clien
     assert verdict.correct and "compared with itself" in verdict.message, verdict.message
     _, verdict = _judged_07_2(client, "speed_up = 1.0", all_times=one, medians={1: 0.94}, N_MAX=1)
     assert not verdict.correct and "typed" in verdict.message, verdict.message
+
+
+def test_review_48_07_1_a_count_guarded_by_an_else_none_is_said_to_leave_none(client):
+    """Learner review 48: `....compute() if len(dd.read_parquet(PROCESSED)) else None` was told it "makes the value in one
+    part of an `if ... else` without Dask" (the other part is None: no value)."""
+    code = "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute() if len(dd.read_parquet(PROCESSED)) else None"
+    verdict = judge("07-1", run_without(code, "07-1", client, "processed"))
+    assert not verdict.correct and "leaves the value None" in verdict.message and "without Dask" not in verdict.message, verdict.message
+
+
+def test_review_50_07_1_counts_turned_into_text_are_named(client):
+    """Learner review 50: `value_counts().compute().astype(str)` was told "the counts do not add up to the number of rows"."""
+    code = "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute().astype(str)"
+    assert_refused("07-1", client, code, "values, not a number type (text, categories, objects): a count of rows", not_said="do not add up")
+    code = code.replace("astype(str)", "astype('category')")  # (learner review 51: category values were called text)
+    assert_refused("07-1", client, code, "holds category values, not a number type", not_said="do not add up")
+
+
+def test_review_52_07_1_counts_in_a_type_too_small_are_said_to_wrap_around(client):
+    """Learner review 52: `.astype("int8")` (counts of about 2000 wrap around) was told "the counts do not add up ... not
+    distinct values, not a column's sum"."""
+    code = "rows_per_name = dd.read_parquet(PROCESSED).name.value_counts().compute().astype('int8')"
+    assert_refused("07-1", client, code, "holds int8 numbers, too small a type for these counts", not_said="do not add up")

@@ -407,3 +407,49 @@ def test_review_47_08_2_a_filter_on_the_results_is_refused(client):
     hide a task that ran elsewhere) was "Correct"."""
     code = SLOT_MAP + "slot_workers = [str(w) for w in session.client.gather(slot_futures) if w == 'with-slot']"
     assert_refused("08-2", client, code, "slot_workers loses results (a filter (if w == 'with-slot')")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            "slot_workers = list(filter(lambda w: w == 'with-slot', session.client.gather(slot_futures)))",
+            "slot_workers loses results (a filter (filter(...)) keeps only",
+        ),
+        (
+            "slot_workers = []\nfor w in session.client.gather(slot_futures):\n    if w == 'with-slot':\n        slot_workers.append(w)",
+            "came out with 0 of the 4 results",
+        ),
+    ],
+)
+def test_review_48_08_2_a_filter_written_otherwise_is_said_to_lose_results(client, code, said):
+    """Learner review 48: `list(filter(lambda w: ..., gather(...)))` was refused as tasks that "run" the lambda (it runs
+    in the notebook); the same test in a loop that appends was not looked at."""
+    assert_refused("08-2", client, SLOT_MAP + code, said, not_said="the tasks run")
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            "slot_futures = tuple(session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False))\n"
+            "slot_workers = session.client.gather(list(slot_futures))",
+            "slot_futures is a tuple",
+        ),
+        (
+            "slot_futures = session.client.map(where_am_i, range(8), resources={'GPU_SLOT': 1}, pure=False)[:4]\n"
+            "slot_workers = session.client.gather(slot_futures)",
+            "your answer cell starts 8 tasks and keeps 4 of their futures",
+        ),
+    ],
+)
+def test_review_52_08_2_a_tuple_of_futures_and_extra_tasks_sliced_off_are_refused(code, said, client):
+    """Learner review 52 (contrived): both were "Correct"."""
+    assert_refused("08-2", client, code, said)
+
+
+def test_review_52_08_1_threads_given_for_workers_are_named(client):
+    """Learner review 52: `--threads-per-worker 4` for `--n-workers 4` got only "n_workers is None"."""
+    flags = "['--threads-per-worker', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json']"
+    code = f"args = parser.parse_args({flags})\nscript_options = options_from_args(args)"
+    assert_refused("08-1", client, code, "threads are not workers")

@@ -158,3 +158,35 @@ def test_review_45_09_1_the_futures_cut_in_two_and_joined_in_order_pass(client):
     code = "sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit(sum, sq[:5] + sq[5:], pure=False)"
     _, verdict = judged_cell("09-1", client, code)
     assert verdict.correct, verdict.message
+
+
+def test_review_50_09_1_the_sum_typed_in_an_else_is_refused(client):
+    """Learner review 50: `submit(sum, sq) if len(sq) == 10 else submit(int, <the sum>)` was "Correct" (the branch that
+    ran is right; the typed answer sits in the other)."""
+    total = sum(i * i for i in range(10))
+    code = (
+        f"sq = session.client.map(square, range(10))\ntotal_future = session.client.submit(sum, sq) if len(sq) == 10 else session.client.submit(int, {total})"
+    )
+    assert_refused("09-1", client, code, "the answer itself is written out in your answer cell (typed, even where that part does not run")
+
+
+@pytest.mark.parametrize("size", ["4Gib", "4gib", "4096Mib"])
+def test_review_50_09_2_a_unit_in_bits_is_refused(size, client):
+    """Learner review 50: "4Gib" was "Correct" (Dask reads size strings without regard to case; Gib is gibibits)."""
+    assert_refused("09-2", client, f"partition_bytes = {size!r}", "unit ends in a lowercase b, which stands for bits")
+
+
+def test_review_53_09_1_the_futures_handed_once_in_another_order_pass(client):
+    """Learner review 53: `submit(sum, sq[::2] + sq[1::2])` (each future once, reordered) was refused as "joined with
+    something else" while `sq[::-1]` passed; `sq[::2] + sq[::2]` stays refused."""
+    code = "sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit(sum, sq[::2] + sq[1::2], pure=False)"
+    _, verdict = judged_cell("09-1", client, code)
+    assert verdict.correct, verdict.message
+    code = "sq = session.client.map(square, range(10), pure=False)\ntotal_future = session.client.submit(sum, sq[::2] + sq[::2], pure=False)"
+    assert_refused("09-1", client, code, "the sum adds 5 squares")
+
+
+def test_review_54_09_1_a_list_of_partial_sums_is_not_called_one_future_per_number(client):
+    """Learner review 54: `[submit(sum, sq[:5]), submit(sum, sq[5:])]` was told "a list of 2 futures, one per number"."""
+    code = "sq = session.client.map(square, range(10))\ntotal_future = [session.client.submit(sum, sq[:5]), session.client.submit(sum, sq[5:])]"
+    assert_refused("09-1", client, code, "total_future is a list of 2 futures: ", not_said="one per number")

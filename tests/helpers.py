@@ -37,6 +37,25 @@ def start_owner(tmp_path, runtime_dir, n_workers=1):
     return proc, json.loads(line)
 
 
+def wait_for_scheduler_file(path, proc, timeout: float = 60.0) -> str:
+    """The address in the scheduler file ``proc`` (a ``dask scheduler``) writes, once the file is whole.
+
+    The scheduler writes it with open() + json.dump(), so a file that exists can still be empty or cut off for a
+    moment (CI once read it empty on a loaded 2-core machine)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the scheduler exited ({proc.returncode}) before writing {path}")
+        try:
+            address = json.loads(path.read_text()).get("address")
+        except (FileNotFoundError, ValueError):
+            address = None
+        if address:
+            return address
+        time.sleep(0.1)
+    raise RuntimeError(f"no complete scheduler file at {path} after {timeout:g} s")
+
+
 def start_kernel(env: dict, startup_timeout: float = 60):
     """jupyter_client's ``start_new_kernel`` (the venv's python3 kernel), tried a second time when the kernel died
     before replying: it binds five TCP ports jupyter_client chose and released a moment before, and a Dask process

@@ -6,6 +6,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import dask
@@ -16,6 +17,7 @@ import gpu_dask_kit as kit
 from gpu_dask_kit import ConnectError, OptionError, registry, scheduler_view
 
 from .conftest import kit_children, wait_for_no_new_children
+from .helpers import wait_for_scheduler_file
 
 SMALL = dict(n_workers=2, threads_per_worker=1, memory_limit="1GiB")
 
@@ -173,10 +175,7 @@ def external_cluster(tmp_path):
         )
     ]
     try:
-        deadline = time.monotonic() + 30
-        while not sched_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(sched_file.read_text())["address"]
+        address = wait_for_scheduler_file(sched_file, procs[0])
         procs.append(
             subprocess.Popen(
                 [
@@ -225,6 +224,34 @@ def test_connect_to_existing_scheduler_and_leave_it_running(external_cluster, by
     assert registry.list_sessions() == []
 
 
+def test_scheduler_file_still_being_written_is_read_again(external_cluster, tmp_path, runtime_dir):
+    """`dask scheduler` writes its file with open() + json.dump(): a kit started in the same moment (a batch script
+    that starts both) can find the file empty; that is not yet "not a scheduler file"."""
+    address, sched_file, _ = external_cluster
+    half = tmp_path / "half.json"
+    half.write_text("")
+    writer = threading.Timer(0.5, lambda: half.write_text(open(sched_file).read()))
+    writer.start()
+    try:
+        session = kit.start_cluster(scheduler_file=str(half), connect_timeout=30, verbose=False)
+    finally:
+        writer.join()
+    try:
+        assert session.scheduler_address == address
+    finally:
+        session.close()
+
+
+def test_file_that_is_no_scheduler_file_fails_clearly(no_leaks, runtime_dir, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("remember to start the scheduler")
+    with pytest.raises(ConnectError) as info:
+        kit.start_cluster(scheduler_file=str(path), connect_timeout=5)
+    message = str(info.value)
+    assert f"scheduler_file={str(path)!r} is not a scheduler file" in message and "scheduler_address" in message
+    assert list(runtime_dir.glob("*")) == [] and kit.current_session() is None
+
+
 def test_unreachable_scheduler_fails_clearly(no_leaks, runtime_dir):
     started = time.monotonic()
     with pytest.raises(ConnectError) as info:
@@ -255,9 +282,7 @@ def test_scheduler_without_workers_times_out_clearly(tmp_path, runtime_dir):
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not sched_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for_scheduler_file(sched_file, proc)
         with pytest.raises(ConnectError, match="no worker joined within 2 s"):
             kit.start_cluster(scheduler_file=str(sched_file), connect_timeout=2)
         assert list(runtime_dir.glob("*")) == []

@@ -19,6 +19,7 @@ import gpu_dask_kit as kit
 from gpu_dask_kit.errors import OptionError
 
 from .conftest import kit_children
+from .helpers import wait_for_scheduler_file
 from .reliability.kernels import end, tree
 from .simgpu import simnvml
 from .simgpu.fixtures import child_env
@@ -197,9 +198,7 @@ def cli_cluster(sim_gpus, tmp_path):
                 log,
             )
         )
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_for_scheduler_file(scheduler_file, procs[-2])
         return str(scheduler_file)
 
     yield start

@@ -7,6 +7,7 @@ The kit never installs plugins on, nor stops, a cluster it did not start. :func:
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import dask.config
@@ -21,19 +22,40 @@ from .deployment import Deployment
 __all__ = ["scheduler_file_address", "connect", "remote_mode_reason", "start"]
 
 
-def scheduler_file_address(path: str) -> str | None:
-    """The address in a scheduler file, checked; None while the file does not exist yet (the client waits)."""
+#: How long a scheduler file that does not parse yet is read again: ``dask scheduler`` writes it with a plain
+#: ``open(..., "w")`` + ``json.dump``, so a reader that comes in between sees an empty or cut-off file (distributed's
+#: own client reads it again for the same reason, "JSON file not yet flushed").
+HALF_WRITTEN_GRACE_S = 2.0
+
+
+def _read(path: str) -> str | None:
     try:
         with open(path) as f:
-            text = f.read()
+            return f.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ConnectError(f"scheduler_file={path!r} cannot be read ({exc.strerror or exc}). Check the path and its permissions.") from exc
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
+
+
+def scheduler_file_address(path: str, grace: float = HALF_WRITTEN_GRACE_S) -> str | None:
+    """The address in a scheduler file, checked; None while the file does not exist yet (the client waits).
+
+    A file that does not parse is read again for ``grace`` seconds (the scheduler may be writing it) before it is
+    called no scheduler file."""
+    deadline = time.monotonic() + grace
+    while True:
+        text = _read(path)
+        if text is None:
+            return None
+        try:
+            data = json.loads(text)
+            break
+        except ValueError:
+            if time.monotonic() >= deadline:
+                data = None
+                break
+            time.sleep(0.05)
     address = data.get("address") if isinstance(data, dict) else None
     if not isinstance(address, str) or "://" not in address:
         raise ConnectError(

@@ -817,6 +817,10 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if int(number) == len(ddf):
         raise Hint("that is the number of rows of the whole frame; the question asks about one partition.")
+    cell = answer_cell(ns, "rows_in_partition_2") or ""
+    columns_read = "shape[1]" in cell.replace(" ", "") or ".columns" in cell  # (learner review 55: 4 columns, 4 partitions)
+    if int(number) == len(ddf.columns) and (columns_read or int(number) != ddf.npartitions):
+        raise Hint("that is the number of columns of the frame; the question asks how many rows partition 2 has.")
     if int(number) == ddf.npartitions:
         raise Hint("that is the number of partitions; the question asks how many rows ONE partition has.")
     if int(number) * ddf.npartitions in range(len(ddf) - ddf.npartitions, len(ddf) + 1):
@@ -832,7 +836,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             )
     lengths = list(ddf.map_partitions(len).compute())
     others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
-    selects = any(w in (answer_cell(ns, "rows_in_partition_2") or "") for w in (".partitions[", "get_partition(", "to_delayed(", ".blocks["))
+    selects = any(w in cell for w in (".partitions[", "get_partition(", "to_delayed(", ".blocks["))
     if others and selects:
         raise Hint(f"that is the row count of partition {others[0]}: partitions are numbered from 0, select the one the question names.")
     raise Hint("that is not the row count of partition 2: select that one partition (counting from 0) and take its length.")

@@ -220,7 +220,10 @@ def _picked_by(cell: str | None, ns: dict[str, Any]) -> str | None:
 
 
 #: Calls that choose by comparing values (the R² of the fits, in a right answer).
-_COMPARING = frozenset({"max", "min", "sorted", "sort", "sort_values", "argmax", "argmin", "idxmax", "idxmin", "nlargest", "nsmallest"})
+_COMPARING = frozenset(
+    {"max", "min", "sorted", "sort", "sort_values", "argmax", "argmin", "nanargmax", "nanargmin", "argsort", "argpartition"}
+    | {"idxmax", "idxmin", "nlargest", "nsmallest"}
+)
 
 
 def _compares(tree: ast.Module, ns: dict[str, Any]) -> bool:

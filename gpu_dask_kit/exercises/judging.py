@@ -355,7 +355,7 @@ def from_cell(namespace: dict[str, Any], names: tuple[str, ...], values: tuple[s
                 f"unanswered cell), so the value {name} holds was made some other way (inside a function, by exec, or in a "
                 f"cell since replaced). Write the code that makes {name} in the answer cell, run it, then this check."
             )
-        if typed_in(found.cell, name):
+        if typed_in(found.cell, name, namespace[name]):
             raise Hint(
                 f"{name} is typed into the answer cell (a value written out, not computed): the exercise is about how "
                 f"the value is made. Compute {name} with Dask in that cell."

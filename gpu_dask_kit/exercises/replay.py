@@ -233,16 +233,31 @@ def evaluated_string(node: ast.AST) -> ast.expr | None:
         return None
 
 
-def typed_in(cell: str, name: str) -> bool:
+def typed_in(cell: str, name: str, holds: Any = Ellipsis) -> bool:
     """True when the cell's last assignment to ``name`` is a value written out (a literal, or arithmetic on literals,
-    also inside ``eval("...")``)."""
+    also inside ``eval("...")``). With ``holds`` (the value ``name`` holds now), a written-out value that is not that
+    value did not make it: the branch that ran was another one (``try: n = ... except ...: n = 0``, learner review 55).
+
+    >>> typed_in("n = 41200", "n"), typed_in("n = len(p)", "n")
+    (True, False)
+    >>> typed_in("try:\\n    n = p.shape[1]\\nexcept Exception:\\n    n = 0", "n", holds=4)
+    False
+    """
     tree = _parse(cell)
     node = _assigned(tree, name) if tree is not None else None
     value = getattr(node, "value", None)
     if value is None or isinstance(node, ast.AugAssign):
         return False
     value = evaluated_string(value) or value
-    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value))
+    if any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(value)):
+        return False
+    if holds is Ellipsis or any(isinstance(n, ast.Pow) for n in ast.walk(value)):
+        return True  # (a power of literals is not worked out here: 9 ** 9 ** 9 would take the check minutes)
+    try:
+        written = eval(compile(ast.Expression(body=value), "<typed>", "eval"), {"__builtins__": {}})
+        return bool(written == holds)
+    except Exception:
+        return True
 
 
 #: Calls that round a value (as a function, ``np.round(v)``, or a method, ``v.round()``).

@@ -8,7 +8,7 @@ from typing import Any
 
 from .judging import describe, is_lazy
 from .model import Hint
-from .values import as_bytes, as_number, close, unit_mixup
+from .values import as_bytes, as_number, close, decimal_digits_binary_unit, unit_mixup
 
 __all__ = ["size_answer"]
 
@@ -49,10 +49,15 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
         )
     if mixup:
         raise Hint(f"{name} has the right digits in the wrong unit: {mixup} Any unit is fine, as long as the number is read in it.")
+    labelled = decimal_digits_binary_unit(given, expected) if isinstance(value, str) else None
+    if labelled:
+        raise Hint(f"{name}: {labelled} The number and its unit must match: both decimal or both binary. {look}")
     bare = as_number(value) if isinstance(value, str) else None  # (learner review 35: "0.5" was "read as a few bytes")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1 or (bare is not None and 0 < bare <= 1):
         share = " (Dask reads a memory limit up to 1 as a share of the machine's memory)" if name == "memory_limit" else ""
         raise Hint(f"{name} looks like a fraction{share}; the question asks for an amount of memory (bytes, or a size string). {look}")
+    if given == 0:
+        raise Hint(f"{name} is 0 bytes (if arithmetic made it: int() of a number below 1 is 0, for one). {look}")
     if given < 1024 <= expected:
         raise Hint(f"{name} is read as a few bytes: a bare number is a count of bytes. Give a size string with its unit, or the bytes. {look}")
     direction = "larger" if given > expected else "smaller"

@@ -53,10 +53,16 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | N
             "did the work on one core; or nothing ran on the cluster. Build the ratio as Dask expressions from x, u, s "
             "and v, and compute only the result."
         )
+    whole = [r for r in summing if any(p.startswith("truediv") for p in r["prefixes"])]
+    if len(summing) > 1 and len(whole) == len(summing):  # (learner review 55: the errors of ranks 5, 10 and 20, each one ratio)
+        return (
+            f"(Your cell computed {len(summing)} errors, each a whole ratio in one pass over x (other ranks too?): the answer "
+            "is the rank-10 one, and each extra error costs another pass over x.)"
+        )
     if len(summing) > 2:
         raise Hint(
             f"your answer cell computed the norms in {len(summing)} separate computations (each reads x again): hand "
-            "both to Dask at once (one expression, or one call with both), so one pass over x shares the work."
+            "them to Dask at once (one expression, or one call with them all), so one pass over x shares the work."
         )
     if len(summing) == 2:
         return "(Your cell computed the two norms one after the other, each reading x: in one expression, or one dask.compute of both, they share one pass.)"

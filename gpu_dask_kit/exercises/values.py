@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["as_number", "as_fraction", "as_bytes", "close", "unit_mixup"]
+__all__ = ["as_number", "as_fraction", "as_bytes", "close", "unit_mixup", "decimal_digits_binary_unit"]
 
 
 def as_number(value: Any) -> float | None:
@@ -84,8 +84,8 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
 
     >>> unit_mixup(8_000_000_000, 8 * 2**30)
     "Dask reads 'GB' (and 'G') as powers of 1000 bytes (decimal), while the size you started from is in binary units (GiB): they differ by about 7%."
-    >>> unit_mixup(4096 * 10**6, 4 * 2**30)[-19:]
-    'differ by about 5%.'
+    >>> unit_mixup(4096 * 10**6, 4 * 2**30)[-101:]
+    'while your number counts the size in binary units (MiB, 1024**2 bytes each): they differ by about 5%.'
 
     >>> unit_mixup(8 * 2**30, 8 * 2**30) is None, unit_mixup(10**10, int(9.6 * 2**30)) is None
     (True, True)
@@ -97,8 +97,34 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
         if close(given / 1000**p, expected / 1024**p, rel=0.002):
             gap = round(100 * (1 - 1000**p / 1024**p))  # MB vs MiB: 5 %; GB vs GiB: 7 %
             unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
+            binary = f"{unit[0]}iB"
+            counted = (
+                f"the size you started from is in binary units ({binary})"
+                if p == power
+                else f"your number counts the size in binary units ({binary}, 1024**{p} bytes each)"  # (learner review 55: 4096MB for 4 GiB)
+            )
+            return f"Dask reads '{unit}' (and '{unit[0].upper()}') as powers of 1000 bytes (decimal), while {counted}: they differ by about {gap}%."
+    return None
+
+
+def decimal_digits_binary_unit(given: int | None, expected: int) -> str | None:
+    """A sentence when ``given`` is ``expected`` counted in decimal units (divided by 1e9) but written with the binary
+    unit (GiB): the reverse of :func:`unit_mixup` (learner review 55: ``f"{total / 1e9}GiB"``).
+
+    >>> decimal_digits_binary_unit(int(4 * 2**30 / 1e9 * 2**30), 4 * 2**30)[:62]
+    'the number is the size counted in decimal GB (divided by 1e9, '
+    >>> decimal_digits_binary_unit(4 * 2**30, 4 * 2**30) is None
+    True
+    """
+    if given is None or expected <= 0 or close(given, expected, rel=0.001):
+        return None
+    power = max(1, int(math.log(expected, 1024)))
+    for p in sorted({power, max(1, power - 1)}, reverse=True):
+        if close(given / 1024**p, expected / 1000**p, rel=0.002):
+            gap = round(100 * (1024**p / 1000**p - 1))
+            unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
             return (
-                f"Dask reads '{unit}' (and '{unit[0].upper()}') as powers of 1000 bytes (decimal), while the size you started from is in binary "
-                f"units ({unit[0]}iB): they differ by about {gap}%."
+                f"the number is the size counted in decimal {unit} (divided by 1e{3 * p}, powers of 1000 bytes), but the "
+                f"unit written after it is the binary {unit[0]}iB ({1024**p:,} bytes each): about {gap}% too much."
             )
     return None

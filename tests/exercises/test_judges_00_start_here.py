@@ -304,3 +304,9 @@ def test_review_53_00_1_a_float_sum_names_the_limit_of_its_own_float_type(dtype,
     """Learner review 53: a float32 sum was told "far above 2**53" (float64's limit; float32's is 2**24)."""
     code = f"a = da.arange(N, chunks=N // 10)\ntotal = (a.astype('{dtype}') ** 2).sum()"
     assert_refused("00-1", client, code, f"is far above {limit}, where {dtype} cannot hold every integer")
+
+
+def test_review_55_00_2_the_total_divided_by_1e9_then_labelled_GiB_is_named(client):
+    """Learner review 55: `f"{tot / 1e9}GiB"` was told "larger than it should be ... add them up" (the learner had)."""
+    code = 'workers = session.client.scheduler_info(n_workers=-1)["workers"]\ntot = sum(w["memory_limit"] for w in workers.values())\ncluster_memory = f"{tot / 1e9}GiB"'
+    assert_refused("00-2", client, code, "the number is the size counted in decimal GB (divided by 1e9", not_said="larger than it should be")

@@ -93,3 +93,8 @@ def test_review_40_01_1_the_dashboard_left_out_is_refused(client):
     """Learner review 40: `ClusterOptions(device_memory_limit=0.6, rmm_async=True)` passed on the kit's default port."""
     code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True)"
     assert_refused("01-1", client, code, "your answer leaves dashboard_address out")
+
+
+def test_review_55_01_2_zero_bytes_is_said_to_be_zero(client):
+    """Learner review 55: `int(0.6) * 16 * 2**30` (0 bytes) was told it is "read as a few bytes ... give the bytes"."""
+    assert_refused("01-2", client, "spill_at = int(0.6) * 16 * 2**30", "spill_at is 0 bytes (if arithmetic made it", not_said="a few bytes")

@@ -236,3 +236,20 @@ def test_review_49_02_2_an_answer_that_reads_the_cluster_after_the_close_cell_na
     verdict = judge("02-2", ns)
     assert not verdict.correct and "which is closed" in verdict.message, verdict.message
     assert "the cell that starts the cluster (In [1])" in verdict.message and "IOLoop" not in verdict.message, verdict.message
+
+
+def test_review_55_02_1_errors_of_several_ranks_each_in_one_pass_pass_with_a_note(client):
+    """Learner review 55: the errors of ranks 5, 10 and 20 in one comprehension, each a whole ratio computed in one
+    pass, then errs[10], was told "the norms in 3 separate computations ... hand both to Dask at once"."""
+    code = "errs = {k: float(da.linalg.norm(x - (u[:, :k] * s[:k]) @ v[:k, :]) / da.linalg.norm(x)) for k in (5, 10, 20)}\nrank10_error = errs[10]"
+    _, verdict = judged_cell("02-1", client, code)
+    assert verdict.correct and "3 errors, each a whole ratio in one pass" in verdict.message, verdict.message
+
+
+def test_02_1_the_norms_in_three_computations_are_refused(client):
+    """The two norms of one error spread over three computations (one of them twice) still read x three times."""
+    code = (
+        "approx = u[:, :10] @ da.diag(s[:10]) @ v[:10]\nd = float(da.linalg.norm(x - approx))\nn = float(da.linalg.norm(x))\n"
+        "n = float(da.linalg.norm(x))\nrank10_error = d / n"
+    )
+    assert_refused("02-1", client, code, "the norms in 3 separate computations (each reads x again): hand them to Dask at once")

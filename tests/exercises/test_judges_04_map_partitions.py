@@ -527,3 +527,10 @@ def test_review_50_after_the_close_cell_an_overridden_cell_making_ddf_is_not_nam
     setup = "ddf = make()\nddf = ddf.persist()"
     history = ["", "session = kit.start_cluster()", setup, "x = 1", "ddf = ddf.repartition(npartitions=4)\nn = len(ddf.partitions[2])", setup]
     assert cells_making(history, "ddf") == [5]
+
+
+def test_review_55_04_2_a_zero_in_an_except_branch_that_did_not_run_is_not_called_typed_in(client):
+    """Learner review 55: the column count computed in a `try`, with `= 0` in the `except`, was "typed into the answer
+    cell" (the last assignment in the text, not the one that ran)."""
+    code = "try:\n    rows_in_partition_2 = ddf.partitions[2].compute().shape[1]\nexcept Exception:\n    rows_in_partition_2 = 0"
+    assert_refused("04-2", client, code, "that is the number of columns of the frame", not_said="typed into the answer cell")

@@ -8,7 +8,7 @@ import pytest
 
 from gpu_dask_kit.exercises import judge
 
-from ..test_exercises_cases import FITS
+from ..test_exercises_cases import FITS, FITS1
 from ..test_exercises_corpus import _run
 from .helpers import assert_refused, assert_rejected, cells_in_shell, judge_answer_with_ns, judged_cell, run_without
 
@@ -272,3 +272,18 @@ def test_review_50_the_notebooks_fit_one_names_a_feature_passed_as_one_string():
         ns["fit_one"](None, "x9")
     with pytest.raises(ValueError, match="x0 appears more than once"):
         ns["fit_one"](None, ("x0", "x0"))
+
+
+ARGSORT_05_1 = FITS1 + "(res,) = dask.compute(single_fits)\nr2 = np.array([r[-1] for r in res])\nbest_single_feature = str(res[int(np.argsort(r2)[-1])][0][0])"
+
+
+def test_review_55_05_1_a_pick_by_np_argsort_passes(client):
+    """Learner review 55: the best fit picked by np.argsort of the R² values was "without comparing anything"."""
+    _, verdict = judged_cell("05-1", client, ARGSORT_05_1)
+    assert verdict.correct, verdict.message
+
+
+def test_review_55_05_1_the_second_place_of_an_argsort_is_not_said_to_compare_nothing(client):
+    """Learner review 55: `[-2]` (the second best) was told "without comparing anything"; the mistake is the place."""
+    code = FITS1 + "(res,) = dask.compute(single_fits)\nbest_single_feature = features[np.argsort([r[3] for r in res])[-2]]"
+    assert_refused("05-1", client, code, "that feature does not have the highest R²", not_said="without comparing anything")

@@ -190,3 +190,9 @@ def test_review_54_09_1_a_list_of_partial_sums_is_not_called_one_future_per_numb
     """Learner review 54: `[submit(sum, sq[:5]), submit(sum, sq[5:])]` was told "a list of 2 futures, one per number"."""
     code = "sq = session.client.map(square, range(10))\ntotal_future = [session.client.submit(sum, sq[:5]), session.client.submit(sum, sq[5:])]"
     assert_refused("09-1", client, code, "total_future is a list of 2 futures: ", not_said="one per number")
+
+
+def test_review_55_09_2_4096MB_is_said_to_count_in_MiB_not_to_start_from_MiB(client):
+    """Learner review 55: "4096MB" for 4 GiB was told "the size you started from is in binary units (MiB)"; the question
+    gives GiB, and 4096 is that size counted in MiB."""
+    assert_refused("09-2", client, 'partition_bytes = "4096MB"', "your number counts the size in binary units (MiB", not_said="the size you started from")

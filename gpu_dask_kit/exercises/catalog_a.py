@@ -570,6 +570,13 @@ def _judge_01_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
 # --- 02 · arrays and SVD -----------------------------------------------------------------------------
 
 
+def _norm_per_row_or_column(cell: str | None) -> bool:
+    """True when the cell calls a norm with an ``axis``: ``norm(x - approx, axis=1)``."""
+    tree = _parse(cell) if cell is not None else None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
+    return any(getattr(c.func, "attr", getattr(c.func, "id", None)) == "norm" and any(k.arg == "axis" for k in c.keywords) for c in calls)
+
+
 def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     import numpy as np
 
@@ -673,6 +680,11 @@ def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint(
             "that is 1 minus norm(approx) / norm(x): a difference of two norms, not the norm of the difference. "
             "Compute norm(x - approx), then divide it by norm(x)."
+        )
+    if _norm_per_row_or_column(answer_cell(ns, "rank10_error")):  # (learner review 56: told "part of the matrix")
+        raise Hint(
+            "your answer cell takes norms along an axis (per row or per column) and combines those: the relative error is "
+            "ONE ratio, of the norms of the whole matrices x - approx and x (da.linalg.norm's default for a matrix)."
         )
     digits = next((d for d in range(1, 8) if number == round(expected, d)), None)
     rounds = rounding_in(answer_cell(ns, "rank10_error")) is not None

@@ -272,9 +272,13 @@ def require_made_in_cell(cell: str | None, name: str, key: str, answers: tuple[s
     if number and isinstance(held, int) and source is not None and _only_an_index(cell, source):  # (H100: medians[1] / medians[N_MAX] == N_MAX == 1)
         return
     if number and _copied(cell, name):
+        made = (  # (learner review 56: rel10 computed with Dask in a cell of the learner's own was called a parameter)
+            "a number the notebook sets in another cell (one of its parameters)"
+            if str(source).isupper()
+            else "a number another cell made (this cell only copies it)"
+        )
         raise Hint(  # (learner review 33: speed_up = N_MAX, the largest cluster size)
-            f"{name} is `{source}`, a number the notebook sets in another cell (one of its parameters), not what this "
-            f"exercise asks you to work out. Let {name} be what this cell itself computes from the lesson's data."
+            f"{name} is `{source}`, {made}, not what this exercise asks you to work out. Let {name} be what this cell itself computes from the lesson's data."
         )
     if source is not None:
         calls = _calls_anything(cell)

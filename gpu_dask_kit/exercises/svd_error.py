@@ -32,7 +32,8 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | N
             "its largest singular value. The relative error here uses the default matrix norm (the square root of the "
             "sum of all squared entries)."
         )
-    if "x" not in found.reads.get("rank10_error", {}) and "x" not in names_read(found.cell, ns or {}):
+    read = names_read(found.cell, ns or {})
+    if "x" not in found.reads.get("rank10_error", {}) and "x" not in read and not _built_on_x(read, ns or {}):
         raise Hint(  # from the singular values alone, here or on the workers: the same shortcut, the same hint
             "the error was worked out from the singular values alone (a formula on s, from values already here or on "
             "the workers), never from x. The exercise "
@@ -67,6 +68,23 @@ def ratio_in_one_run(found: Replay, ns: dict[str, Any] | None = None) -> str | N
     if len(summing) == 2:
         return "(Your cell computed the two norms one after the other, each reading x: in one expression, or one dask.compute of both, they share one pass.)"
     return None
+
+
+def _built_on_x(read: set[str], ns: dict[str, Any]) -> bool:
+    """True when a lazy Dask collection the answer cell reads was built from x in an earlier cell (``lazy_err =
+    norm(x - approx) / norm(x)``, then ``float(lazy_err.compute())`` in the answer cell: learner review 56)."""
+    from dask.base import is_dask_collection
+
+    x_name = getattr(ns.get("x"), "name", None)
+    for name in read - {"x"}:
+        value = ns.get(name)
+        if x_name is None or value is None or not is_dask_collection(value):
+            continue
+        graph = value.__dask_graph__()
+        layers = getattr(graph, "layers", None)
+        if (layers is not None and x_name in layers) or any(isinstance(k, tuple) and k and k[0] == x_name for k in graph):
+            return True
+    return False
 
 
 def ran_on_cluster(ns: dict[str, Any]) -> None:

@@ -253,3 +253,27 @@ def test_02_1_the_norms_in_three_computations_are_refused(client):
         "n = float(da.linalg.norm(x))\nrank10_error = d / n"
     )
     assert_refused("02-1", client, code, "the norms in 3 separate computations (each reads x again): hand them to Dask at once")
+
+
+APPROX_10 = "approx = (u[:, :10] * s[:10]) @ v[:10, :]\n"
+
+
+def test_review_56_02_1_a_lazy_ratio_built_in_an_earlier_cell_and_computed_in_the_answer_cell_passes(client):
+    """Learner review 56: `lazy_err = norm(x - approx) / norm(x)` in a cell of the learner's own, then
+    `rank10_error = float(lazy_err.compute())`, was told "worked out from the singular values alone ... never from x"."""
+    scratch = APPROX_10 + "lazy_err = da.linalg.norm(x - approx) / da.linalg.norm(x)"
+    _, verdict = judged_cell("02-1", client, "rank10_error = float(lazy_err.compute())", scratch=scratch)
+    assert verdict.correct, verdict.message
+
+
+def test_review_56_02_1_a_float_copied_from_the_learners_own_cell_is_not_called_a_parameter(client):
+    """Learner review 56: `rank10_error = rel10` (rel10 computed with Dask in another cell) was told rel10 is "a number
+    the notebook sets in another cell (one of its parameters)"."""
+    scratch = APPROX_10 + "rel10 = float((da.linalg.norm(x - approx) / da.linalg.norm(x)).compute())"
+    assert_refused("02-1", client, "rank10_error = rel10", "a number another cell made (this cell only copies it)", not_said="parameters", scratch=scratch)
+
+
+def test_review_56_02_1_norms_per_row_averaged_are_named(client):
+    """Learner review 56: row-wise ratios averaged were told "computed on part of the matrix"."""
+    code = APPROX_10 + "rank10_error = float((da.linalg.norm(x - approx, axis=1) / da.linalg.norm(x, axis=1)).mean().compute())"
+    assert_refused("02-1", client, code, "takes norms along an axis (per row or per column)", not_said="part of the matrix")

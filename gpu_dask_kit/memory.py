@@ -53,12 +53,14 @@ def parse_size(value: object, parameter: str) -> Size:
         if math.isfinite(value) and value >= _SMALLEST_FLOAT_BYTES and value == int(value):
             return int(value)  # 4e9: bytes written in float notation
         if math.isfinite(value) and value > 1.0:
+            bytes_like = value >= _SMALLEST_FLOAT_BYTES  # (learner review 57: 0.6 * 16 * 2**30 is a size, not a whole one)
             raise OptionError(
                 parameter,
                 value,
                 _SIZE_FORMS,
-                f"{value!r} is neither a fraction (at most 1: 0.5 is half) nor a plausible number of bytes; "
-                'write a fraction or a size with its unit such as "2GiB"',
+                f"{value!r} is neither a fraction (at most 1: 0.5 is half) nor "
+                + ("a whole number of bytes (round it: int(...))" if bytes_like else "a plausible number of bytes")
+                + '; write a fraction or a size with its unit such as "2GiB"',
             )
         return _fraction(value, value, parameter)
     if not isinstance(value, str) or not value.strip():

@@ -70,3 +70,16 @@ def test_resolve_and_align():
 def test_describe_size():
     assert describe_size(0.5) == "50% of the total"
     assert describe_size(2 * 2**30) == "2.00 GiB"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (0.6 * 16 * 2**30, "nor a whole number of bytes (round it: int(...))"),  # learner review 57: 10.3 GB "not plausible"
+        (12.5, "nor a plausible number of bytes"),
+    ],
+)
+def test_a_float_above_1_says_what_it_is_not(value, said):
+    with pytest.raises(OptionError) as info:
+        parse_size(value, "device_memory_limit")
+    assert said in str(info.value) and "device_memory_limit" in str(info.value)

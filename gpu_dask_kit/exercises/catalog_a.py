@@ -142,6 +142,11 @@ def _judge_00_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             f"in {np.dtype(narrow).itemsize * 8} bits, and integers that overflow wrap around silently. Keep a's own "
             "64-bit integers."
         )
+    part = _part_of_a(cell)
+    if part is not None:  # (learner reviews 55 and 57: (a[:-1] ** 2).sum() was told about formulas and overflow)
+        raise Hint(
+            f"your answer cell uses {part}, a part of a: the question's numbers are all of a's elements. Square every element of a, then add them all up."
+        )
     if _follows_a(total, a) is False:
         raise Hint(
             "total does not behave as a sum of squares of a's elements: the check ran it with every number in a "
@@ -452,6 +457,11 @@ def _judge_01_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "your answer cell starts a cluster (start_cluster), which replaces the lesson's one, to read its options back: "
             "the question asks for the options alone. kit.ClusterOptions(...) checks them and starts nothing."
         )
+    if not isinstance(opts, ClusterOptions) and isinstance(opts, dict) and "ClusterOptions(" in (answer_cell(ns, "workshop_options") or ""):
+        raise Hint(  # (learner review 57: `kit.ClusterOptions(...).to_dict()` was told "build it with kit.ClusterOptions")
+            "workshop_options is a dict made from a ClusterOptions (to_dict() or the like): the question asks for the "
+            "ClusterOptions itself, the object the kit checks and starts a cluster from."
+        )
     if not isinstance(opts, ClusterOptions):
         raise Hint(f"workshop_options is {describe(opts)}: build it with kit.ClusterOptions(...), which checks each option by name.")
     if opts.device == "cpu":
@@ -575,6 +585,20 @@ def _norm_per_row_or_column(cell: str | None) -> bool:
     tree = _parse(cell) if cell is not None else None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
     return any(getattr(c.func, "attr", getattr(c.func, "id", None)) == "norm" and any(k.arg == "axis" for k in c.keywords) for c in calls)
+
+
+def _part_of_a(cell: str | None) -> str | None:
+    """The first slice of ``a`` in the cell that leaves elements out (``a[:-1]``, ``a[1:]``, ``a[::2]``), as written.
+
+    >>> _part_of_a("total = (a[:-1] ** 2).sum()"), _part_of_a("total = (a[:] ** 2).sum()"), _part_of_a("t = (a**2).sum()")
+    ('a[:-1]', None, None)
+    """
+    tree = _parse(cell) if cell is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "a" and isinstance(node.slice, ast.Slice):
+            if any(bound is not None for bound in (node.slice.lower, node.slice.upper, node.slice.step)):
+                return ast.unparse(node)
+    return None
 
 
 def _judge_02_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:

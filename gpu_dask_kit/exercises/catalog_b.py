@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 from typing import Any
 
@@ -319,7 +320,7 @@ def _run_alone(demean: Any, sample: Any) -> Any:
     except _Started:
         raise Hint(
             "demean starts a computation of its own (it computes something of a Dask collection when it runs): every "
-            "partition would start a computation of the whole frame from inside its own task, and Dask's output "
+            "partition would start a computation of a Dask collection (the whole frame, or a part of it) from inside its own task, and Dask's output "
             "inference would wait for it for ever (the check stops here rather than hang). demean must work from the "
             "one partition it is given: the mean of that partition's x is the partition's own."
         ) from None
@@ -435,7 +436,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     inside = _computes_inside(answer_cell(ns, "demeaned"), ns)  # the cell that defines demean makes demeaned too
     if inside is not None:  # said before anything runs: checking it would start that computation from inside a task
         raise Hint(
-            f"demean {inside}: every partition would start a computation of the whole frame from inside its own task, "
+            f"demean {inside}: every partition would start a computation of a Dask collection (the whole frame, or a part of it) from inside its own task, "
             "which needs the workers' threads that the waiting tasks hold (and, without meta=, Dask also calls demean on a "
             "small made-up partition to learn its output): such a computation can wait for ever (the answer cell "
             "returns, but the check or a .head() would hang, so the check stops here). "
@@ -651,6 +652,24 @@ def _rounds_to_tens(cell: str | None, name: str) -> bool:
     return False
 
 
+class _NoPrinting(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if isinstance(node.func, ast.Name) and node.func.id in ("print", "display"):
+            return ast.copy_location(ast.Constant(value=None), node)
+        return self.generic_visit(node)
+
+
+def _without_printing(tree: ast.Module | None) -> ast.Module | None:
+    """``tree`` with every ``print(...)``/``display(...)`` call left out: what a cell only shows does not make its answer.
+
+    >>> ast.unparse(_without_printing(ast.parse("print(p.head(2))\\nr = p.shape[0]")))
+    'None\\nr = p.shape[0]'
+    """
+    if tree is None:
+        return None
+    return ast.fix_missing_locations(_NoPrinting().visit(copy.deepcopy(tree)))
+
+
 def _row_cap(tree: ast.Module | None) -> str | None:
     """The first cap on rows written out in ``tree`` (``head(100000)``, ``tail(n=500)``, ``iloc[:50000]``), as written;
     None when there is none.
@@ -740,7 +759,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
                 "of ddf and let Dask count its rows."
             )
-        tree = _parse(found.cell)
+        tree = _without_printing(_parse(found.cell))  # (learner review 57: print(p2.head(2)) beside p2.shape[0])
         calls = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if tree else []
         missing, repeated, passing = "has no missing values", "has no repeated values", "has no row that fails it"
         dropping = {"count": ("count() counts the values that are NOT missing", missing), "dropna": ("dropna() drops the rows with a missing value", missing),
@@ -829,6 +848,15 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         parts = [str(k) for k in flatten(ddf.__dask_keys__())]
         read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
         if len(read) > 1:
+            lengths = list(ddf.map_partitions(len).compute())
+            wrong_part = next((i for i, n in enumerate(lengths) if n == int(number) and i != 2), None)
+            tree = _parse(found.cell)
+            sliced = tree is None or any(isinstance(n, ast.Slice) for n in ast.walk(tree))  # a guessed slice of the frame (review 10)
+            if wrong_part is not None and not sliced:  # (learner review 57: sizes[1] of every partition's length was told "a guess")
+                raise Hint(
+                    f"that is the row count of partition {wrong_part}: partitions are numbered from 0, take the one the question "
+                    f"names. (Your answer cell also had the workers count {len(read)} partitions where one is needed.)"
+                )
             raise Hint(
                 f"your answer cell had the workers go through {len(read)} partitions of ddf (or send them all here) and "
                 "then counted a part of that: where partition 2 starts and ends in the whole frame is a guess, and the "

@@ -244,7 +244,7 @@ def _judge_06_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         "x's share of ONE worker's limit; the question asks for all workers together": given * limits[0] / sum(limits),
         "a count of elements, not bytes: take x's size in bytes": given * x.nbytes / x.size,
         "x's share of this machine's memory, not of the workers' limits": given * psutil.virtual_memory().total / sum(limits),
-        "x's share of the limits times the target fraction (where spilling starts): the question asks for the limits themselves": given
+        "x's share of the spill threshold (the limits times the target fraction, where spilling starts): the question asks about the limits themselves": given
         * dask.config.get("distributed.worker.memory.target"),
         "sizes mixed between GB (10**9 bytes) and GiB (2**30 bytes): read both in bytes": given * 2**30 / 1e9,
         "sizes mixed between GiB (2**30 bytes) and GB (10**9 bytes): read both in bytes": given * 1e9 / 2**30,

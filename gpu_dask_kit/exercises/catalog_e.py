@@ -51,6 +51,14 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "
             "The kit has a function that turns args into the options a cluster takes (see the cells above): use it."
         )
+    parsed = vars(ns["args"]) if isinstance(ns.get("args"), argparse.Namespace) else {}
+    extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
+    if "vars(" in cell and extra and parsed and all(k in parsed and parsed[k] == v for k, v in got.items()):
+        raise Hint(  # (learner review 57: vars(args) without its None values was told "give only the four flags")
+            f"script_options is made from vars(args): the Namespace holds every flag the parser knows, also those you did "
+            f"not pass, filled in with their defaults ({', '.join(extra)}), and not every flag is a cluster option. The kit "
+            "has a function that turns args into the options a cluster takes (see the cells above): use it."
+        )
     if got.get("memory_limit") is None and "n_workers" in got:
         device = " (--device-memory-limit is another option: the GPU's spill threshold)" if got.get("device_memory_limit") is not None else ""
         raise Hint(
@@ -345,10 +353,14 @@ def _judge_08_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "task ran. Gather the results of all the futures, in their order."
         )
     if repeats is not None:
+        shows = (  # (learner review 57: for set(...) "a task that ran elsewhere would not show" was false)
+            "so slot_workers no longer says, task by task, where each of the tasks ran"
+            if repeats.startswith("set(")
+            else "so a task that ran elsewhere would not show"
+        )
         raise Hint(
             f"slot_workers {'loses results' if 'lost' in repeats else 'repeats results'} ({repeats}): each task's own "
-            "answer is not kept, so a task that ran elsewhere would not show. Gather the results of all the futures and "
-            "keep each one."
+            f"answer is not kept, {shows}. Gather the results of all the futures and keep each one."
         )
     if not _made_from(answer_cell(ns, "slot_workers"), "slot_workers", "slot_futures"):
         raise Hint("slot_workers is not made from slot_futures in your answer cell: gather the results of THOSE futures, not of others.")
@@ -498,13 +510,13 @@ def _repeats_one(cell: str | None) -> str | None:
             ):
                 return "a list multiplied by a number"
         if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.step is not None:  # (review 27: [::-1])
-            return f"{ast.unparse(n)} reorders or skips the results, so the i-th entry is not the i-th task's"
+            return f"{ast.unparse(n)} reorders or skips the results, so the i-th entry need not be the i-th task's"
         func = n.func if isinstance(n, ast.Call) else None
         if (isinstance(func, ast.Name) and func.id in ("sorted", "reversed")) or (isinstance(func, ast.Attribute) and func.attr in ("sort", "reverse")):
-            return f"{ast.unparse(func)}(...) reorders the results, so the i-th entry is not the i-th task's"  # (review 29)
+            return f"{ast.unparse(func)}(...) reorders the results, so the i-th entry need not be the i-th task's"  # (review 29)
         sliced = lambda x: isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice)  # noqa: E731
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and sliced(n.left) and sliced(n.right):
-            return f"{ast.unparse(n)} puts the results in another order, so the i-th entry is not the i-th task's"
+            return f"{ast.unparse(n)} puts the results in another order, so the i-th entry need not be the i-th task's"
         tests = [t for g in getattr(n, "generators", []) for t in g.ifs] if isinstance(n, (ast.ListComp, ast.GeneratorExp)) else []
         if tests:  # (learner review 47: `[w for w in gather(...) if w == "with-slot"]` hides a task that ran elsewhere)
             return f"a filter (if {ast.unparse(tests[0])}) keeps only the results that pass it: the others are lost"

@@ -103,6 +103,12 @@ def _names(node: ast.AST) -> tuple[set[str], set[str]]:
             (stores if isinstance(n.ctx, (ast.Store, ast.Del)) else loads).add(n.id)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
             stores.add(n.func.value.id)  # results.append(...), df.update(...): a change to that object
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            base = n.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                stores.add(base.id)  # r2s[f] = ..., obj.attr = ...: a change to that object (learner review 57)
     return stores, loads
 
 

@@ -52,7 +52,7 @@ def size_answer(value: Any, expected: int, name: str, look: str) -> int:
     labelled = decimal_digits_binary_unit(given, expected) if isinstance(value, str) else None
     if labelled:
         raise Hint(f"{name}: {labelled} The number and its unit must match: both decimal or both binary. {look}")
-    bare = as_number(value) if isinstance(value, str) else None  # (learner review 35: "0.5" was "read as a few bytes")
+    bare = as_number(value)  # (learner review 35: "0.5" was "read as a few bytes"; review 57: 0.6 was "0 bytes")
     if (isinstance(value, str) and value.strip().endswith("%")) or 0 < given <= 1 or (bare is not None and 0 < bare <= 1):
         share = " (Dask reads a memory limit up to 1 as a share of the machine's memory)" if name == "memory_limit" else ""
         raise Hint(f"{name} looks like a fraction{share}; the question asks for an amount of memory (bytes, or a size string). {look}")

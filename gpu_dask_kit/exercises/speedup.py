@@ -43,9 +43,9 @@ def sizes_read(cell: str, helpers: tuple[ast.AST, ...] = ()) -> None:
         why = _by_chance(index)
         if why:
             raise Hint(
-                f"speed_up reads a time at a cluster size given by {why} ({ast.unparse(node)}): that size matches a cluster size measured here only by "
-                "chance. On a machine with GPUs the sizes measured are 1 and the number of GPUs, so that key may not exist "
-                "there. Take the largest cluster size from what was measured (the keys of medians)."
+                f"speed_up reads a time at a cluster size given by {why} ({ast.unparse(node)}): that size is one of the sizes measured on this "
+                "machine, but not on every machine: on a machine with GPUs the sizes measured are 1 and the number of GPUs, "
+                "so that key may not exist there. Take the largest cluster size from what was measured (the keys of medians)."
             )
 
 

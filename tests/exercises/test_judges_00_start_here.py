@@ -310,3 +310,8 @@ def test_review_55_00_2_the_total_divided_by_1e9_then_labelled_GiB_is_named(clie
     """Learner review 55: `f"{tot / 1e9}GiB"` was told "larger than it should be ... add them up" (the learner had)."""
     code = 'workers = session.client.scheduler_info(n_workers=-1)["workers"]\ntot = sum(w["memory_limit"] for w in workers.values())\ncluster_memory = f"{tot / 1e9}GiB"'
     assert_refused("00-2", client, code, "the number is the size counted in decimal GB (divided by 1e9", not_said="larger than it should be")
+
+
+def test_review_57_00_1_a_slice_of_a_is_named(client):
+    """Learner reviews 55 and 57: `(a[:-1] ** 2).sum()` was told about formulas and 64-bit overflow."""
+    assert_refused("00-1", client, "a = da.arange(N, chunks=N // 10)\ntotal = (a[:-1] ** 2).sum()", "your answer cell uses a[:-1], a part of a")

@@ -98,3 +98,14 @@ def test_review_40_01_1_the_dashboard_left_out_is_refused(client):
 def test_review_55_01_2_zero_bytes_is_said_to_be_zero(client):
     """Learner review 55: `int(0.6) * 16 * 2**30` (0 bytes) was told it is "read as a few bytes ... give the bytes"."""
     assert_refused("01-2", client, "spill_at = int(0.6) * 16 * 2**30", "spill_at is 0 bytes (if arithmetic made it", not_said="a few bytes")
+
+
+def test_review_57_01_2_a_bare_fraction_is_not_said_to_be_0_bytes(client):
+    """Learner review 57: `spill_at = 0.6` was told "spill_at is 0 bytes" (the R55 fix for int(0.6) * ... read 0.6 as 0)."""
+    assert_refused("01-2", client, "spill_at = 0.6", "spill_at looks like a fraction", not_said="0 bytes")
+
+
+def test_review_57_01_1_a_cluster_options_turned_into_a_dict_is_named(client):
+    """Learner review 57: `kit.ClusterOptions(...).to_dict()` was told "build it with kit.ClusterOptions(...)" (it was)."""
+    code = "workshop_options = kit.ClusterOptions(device_memory_limit=0.6, rmm_async=True, dashboard_address=':0').to_dict()"
+    assert_refused("01-1", client, code, "a dict made from a ClusterOptions", not_said="build it with")

@@ -534,3 +534,16 @@ def test_review_55_04_2_a_zero_in_an_except_branch_that_did_not_run_is_not_calle
     cell" (the last assignment in the text, not the one that ran)."""
     code = "try:\n    rows_in_partition_2 = ddf.partitions[2].compute().shape[1]\nexcept Exception:\n    rows_in_partition_2 = 0"
     assert_refused("04-2", client, code, "that is the number of columns of the frame", not_said="typed into the answer cell")
+
+
+def test_review_57_04_2_a_partition_shown_with_head_in_a_print_then_counted_passes(client):
+    """Learner review 57: `print(p2.head(2), ...)` beside `p2.shape[0]` was told the cell "caps the rows it counts"."""
+    code = "p2 = ddf.partitions[2].compute()\nprint(p2.head(2), p2.index.min(), p2.index.max())\nrows_in_partition_2 = p2.shape[0]"
+    _, verdict = judged_cell("04-2", client, code)
+    assert verdict.correct, verdict.message
+
+
+def test_review_57_04_2_another_partitions_length_from_all_the_lengths_is_named(client):
+    """Learner review 57: `sizes[1]` of every partition's length was told "where partition 2 starts and ends ... is a guess"."""
+    code = "import numpy as np\nsizes = np.asarray(ddf.map_partitions(len).compute())\nrows_in_partition_2 = int(sizes[1])"
+    assert_refused("04-2", client, code, "that is the row count of partition 1: partitions are numbered from 0", not_said="a guess")

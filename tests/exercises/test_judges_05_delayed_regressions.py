@@ -287,3 +287,10 @@ def test_review_55_05_1_the_second_place_of_an_argsort_is_not_said_to_compare_no
     """Learner review 55: `[-2]` (the second best) was told "without comparing anything"; the mistake is the place."""
     code = FITS1 + "(res,) = dask.compute(single_fits)\nbest_single_feature = features[np.argsort([r[3] for r in res])[-2]]"
     assert_refused("05-1", client, code, "that feature does not have the highest R²", not_said="without comparing anything")
+
+
+def test_review_57_05_1_a_compute_per_fit_into_a_dict_is_named_as_separate_computations(client):
+    """Learner review 57: `r2s[f] = fit.compute()[3]` in a loop, then `max(r2s, key=r2s.get)`, was told
+    best_single_feature "is not taken from their results" (it is: through r2s)."""
+    code = FITS1 + "r2s = {}\nfor f, fit in zip(features, single_fits):\n    r2s[f] = fit.compute()[3]\nbest_single_feature = max(r2s, key=r2s.get)"
+    assert_refused("05-1", client, code, "separate", not_said="is not taken from their results")

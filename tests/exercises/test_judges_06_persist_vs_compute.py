@@ -444,3 +444,10 @@ def test_review_54_06_2_a_percent_string_without_a_format_is_not_said_to_be_roun
     """Learner review 54: `f"{x.nbytes / sum(limits)}%"` was told "(and rounded to the format's digits)"."""
     code = LIMITS_06 + "fraction = f'{x.nbytes / sum(limits)}%'"
     assert_refused("06-2", client, code, "the fraction written with a '%' sign, which makes it", not_said="rounded")
+
+
+def test_review_57_06_2_a_share_divided_by_the_target_is_named_as_a_share_of_the_spill_threshold(client):
+    """Learner review 57: `x.nbytes / (0.6 * sum(limits))` was told "x's share of the limits times the target fraction"
+    (the code divides by it)."""
+    code = f"limits = [w['memory_limit'] for w in {LIMITS}]\nfraction = x.nbytes / (0.6 * sum(limits))"
+    assert_refused("06-2", client, code, "x's share of the spill threshold (the limits times the target fraction", not_said="share of the limits times")

@@ -453,3 +453,20 @@ def test_review_52_08_1_threads_given_for_workers_are_named(client):
     flags = "['--threads-per-worker', '4', '--memory-limit', '8GiB', '--rmm-pool-size', '0.5', '--scheduler-file', '/shared/scheduler.json']"
     code = f"args = parser.parse_args({flags})\nscript_options = options_from_args(args)"
     assert_refused("08-1", client, code, "threads are not workers")
+
+
+def test_review_57_08_1_vars_of_args_without_its_none_values_is_named_as_vars(client):
+    """Learner review 57: `{k: v for k, v in vars(args).items() if v is not None}` was told "unexpected options
+    ['rows']: give only the four flags asked for" (the learner had: rows is the parser's default)."""
+    code = f"args = parser.parse_args('{FLAGS_08_1}'.split())\nscript_options = {{k: v for k, v in vars(args).items() if v is not None}}"
+    rows = 'parser.add_argument("--rows", type=int, default=10_000)'  # as notebook 08's parser has it
+    assert_refused("08-1", client, code, "script_options is made from vars(args)", not_said="give only the four flags", scratch=rows)
+
+
+def test_review_57_08_2_a_set_of_the_results_is_not_said_to_hide_a_task_that_ran_elsewhere(client):
+    """Learner review 57: `set(gather(slot_futures))` was told "a task that ran elsewhere would not show" (it would)."""
+    code = (
+        "slot_futures = session.client.map(where_am_i, range(4), resources={'GPU_SLOT': 1}, pure=False)\n"
+        "slot_workers = set(session.client.gather(slot_futures))"
+    )
+    assert_refused("08-2", client, code, "no longer says, task by task, where each of the tasks ran", not_said="would not show")

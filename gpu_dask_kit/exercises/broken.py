@@ -95,9 +95,11 @@ _WHY = {
     ),
     "Metadata inference failed": (
         "Dask ran your function on a small made-up partition (with the frame's columns and dtypes) to learn what it "
-        "returns, and it failed there: a function mapped over partitions may use only the partition it is given (a "
-        "read of the whole Dask frame, or a computation of it, inside it fails or hangs; a lookup of the made-up "
-        "partition's values, such as its 1970-01-01 timestamps, in a table made outside it finds nothing). So "
+        "returns, and it failed there. Read the error at the end first: an ordinary mistake in the function (a column "
+        "name misspelt, a pandas call misused) fails there as it would on any partition. Beyond those, a function "
+        "mapped over partitions may use only the partition it is given (a read of the whole Dask frame, or a "
+        "computation of it, inside it fails or hangs; a lookup of the made-up partition's values, such as its "
+        "1970-01-01 timestamps, in a table made outside it finds nothing). So "
     ),
     "NoValidWorkerError": (  # (learner review 27: a resource name fixed, and the cell still failed)
         "no worker offers what the tasks ask for (resources=...; the workers' offers are in "

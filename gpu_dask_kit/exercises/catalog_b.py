@@ -497,7 +497,7 @@ def _judge_04_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if is_lazy(demeaned) and futures_of(demeaned) and persisted(demeaned) is None:
         raise Hint(
-            "demeaned is persisted: its partitions were computed and are now held in worker memory. The question asks "
+            "demeaned is persisted: the workers compute its partitions and keep them in memory (persist starts that and returns). The question asks "
             "for the lazy frame that mapping builds (a recipe: it runs when you use it)."
         )
     if not (is_lazy(demeaned) and hasattr(demeaned, "npartitions")):
@@ -670,6 +670,24 @@ def _without_printing(tree: ast.Module | None) -> ast.Module | None:
     return ast.fix_missing_locations(_NoPrinting().visit(copy.deepcopy(tree)))
 
 
+def _partition_2_held(cell: str, ns: dict[str, Any], wanted: set[str]) -> bool:
+    """True when partition 2 of ddf is already in the workers' memory (persisted in a cell of the learner's own: ``p2 =
+    ddf.partitions[2].persist()``) and the answer cell reads it: counting it runs no task of partition 2 itself
+    (learner review 58: then every right answer was "did not have the workers count partition 2")."""
+    from dask.base import is_dask_collection
+
+    held: set[str] = set()
+    for value in list(ns.values()):
+        if is_dask_collection(value):
+            held |= {str(f.key) for f in futures_of(value)}
+    if not wanted or not wanted <= held:
+        return False
+    if any(w in cell.replace(" ", "") for w in ("ddf.partitions[2]", "ddf.get_partition(2)")):
+        return True
+    reads = {n.id for n in ast.walk(_parse(cell) or ast.Module(body=[], type_ignores=[])) if isinstance(n, ast.Name)}
+    return any(is_dask_collection(ns.get(n)) and {str(f.key) for f in futures_of(ns[n])} == wanted for n in reads)
+
+
 def _row_cap(tree: ast.Module | None) -> str | None:
     """The first cap on rows written out in ``tree`` (``head(100000)``, ``tail(n=500)``, ``iloc[:50000]``), as written;
     None when there is none.
@@ -753,7 +771,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 f"the number is right, but your answer cell counted partition 2 of `{frame}`, another frame than ddf "
                 "(it has the same rows there, here). The question is about ddf: count ITS partition 2."
             )
-        if not any(r["keys"] & wanted for r in found.runs_for("rows_in_partition_2")):
+        runs = found.runs_for("rows_in_partition_2")
+        if not any(r["keys"] & wanted for r in runs) and not (runs and _partition_2_held(found.cell, ns, wanted)):
             raise Hint(
                 "the number is right, but your answer cell did not have the workers count partition 2 by itself: it "
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
@@ -856,6 +875,19 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 raise Hint(
                     f"that is the row count of partition {wrong_part}: partitions are numbered from 0, take the one the question "
                     f"names. (Your answer cell also had the workers count {len(read)} partitions where one is needed.)"
+                )
+            several = next(
+                (
+                    ast.unparse(n)
+                    for n in ast.walk(tree or ast.Module(body=[], type_ignores=[]))
+                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "partitions" and isinstance(n.slice, ast.Slice)
+                ),
+                None,
+            )
+            if several is not None:  # (learner review 58: ddf.partitions[1:3] was told "counted a part ... a guess")
+                raise Hint(
+                    f"{several} is a frame of several partitions: your answer cell had the workers count {len(read)} "
+                    "partitions together, and the exercise is about reading ONE partition. Select that one partition."
                 )
             raise Hint(
                 f"your answer cell had the workers go through {len(read)} partitions of ddf (or send them all here) and "

@@ -547,3 +547,29 @@ def test_review_57_04_2_another_partitions_length_from_all_the_lengths_is_named(
     """Learner review 57: `sizes[1]` of every partition's length was told "where partition 2 starts and ends ... is a guess"."""
     code = "import numpy as np\nsizes = np.asarray(ddf.map_partitions(len).compute())\nrows_in_partition_2 = int(sizes[1])"
     assert_refused("04-2", client, code, "that is the row count of partition 1: partitions are numbered from 0", not_said="a guess")
+
+
+P2_PERSISTED = "from distributed import wait\np2 = ddf.partitions[2].persist()\nwait(p2)"
+
+
+def test_review_58_04_2_with_partition_2_persisted_by_the_learner_the_right_count_passes(client):
+    """Learner review 58: after `p2 = ddf.partitions[2].persist(); wait(p2)` (cell 20's pattern) every right answer,
+    `len(ddf.partitions[2])` too, was "did not have the workers count partition 2 by itself" (nothing of partition 2
+    ran again: it was already in the workers' memory)."""
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2])", scratch=P2_PERSISTED)
+    assert verdict.correct, verdict.message
+
+
+def test_review_58_04_2_a_slice_of_partitions_is_named_as_several_partitions(client):
+    """Learner review 58: `len(ddf.partitions[1:3])` was told it "counted a part" and guessed where partition 2 starts."""
+    code = "rows_in_partition_2 = len(ddf.partitions[1:3])"
+    assert_refused("04-2", client, code, "ddf.partitions[1:3] is a frame of several partitions", not_said="is a guess")
+
+
+def test_review_58_04_1_a_column_typo_that_fails_metadata_inference_points_at_the_error_first(shell, client):
+    """Learner review 58: `df["X"]` (a KeyError at Dask's metadata inference) was explained only by reads of the whole
+    frame and lookups of made-up values."""
+    code = 'demean = lambda df: df.assign(x_demeaned=df["X"] - df["X"].mean())\ndemeaned = ddf.map_partitions(demean)'
+    ns = cells_in_shell(shell, "04-1", client, code)
+    verdict = judge("04-1", ns)
+    assert not verdict.correct and "Read the error at the end first: an ordinary mistake in the function" in verdict.message, verdict.message

@@ -12,6 +12,7 @@ from dask.core import flatten
 from dask.utils import key_split
 from distributed import futures_of
 
+from ..notebook.cellreads import names_read
 from .elsewhere import require_no_notebook_rows, value_when
 from .evidence import MOVES, client_of, persisted, runs_touching
 from .fingerprint import fingerprint, same_fingerprint
@@ -772,7 +773,7 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "(it has the same rows there, here). The question is about ddf: count ITS partition 2."
             )
         runs = found.runs_for("rows_in_partition_2")
-        if not any(r["keys"] & wanted for r in runs) and not (runs and _partition_2_held(found.cell, ns, wanted)):
+        if not any(r["keys"] & wanted for r in runs) and not _partition_2_held(found.cell, ns, wanted):
             raise Hint(
                 "the number is right, but your answer cell did not have the workers count partition 2 by itself: it "
                 "counted from the whole frame, other partitions, or a copy in this notebook. Select that one partition "
@@ -897,6 +898,8 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     lengths = list(ddf.map_partitions(len).compute())
     others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
     selects = any(w in cell for w in (".partitions[", "get_partition(", "to_delayed(", ".blocks["))
+    if selects and "ddf" not in names_read(cell, ns):  # (learner review 59: partition 2 of a new, untrimmed timeseries)
+        raise Hint("your answer cell counts the rows of a partition of another frame than ddf: the question is about ddf's partition 2.")
     if others and selects:
         raise Hint(f"that is the row count of partition {others[0]}: partitions are numbered from 0, select the one the question names.")
     raise Hint("that is not the row count of partition 2: select that one partition (counting from 0) and take its length.")

@@ -10,14 +10,19 @@ __all__ = ["fingerprint", "same_fingerprint"]
 
 
 def fingerprint(ddf: Any) -> dict[str, Any]:
-    """A small record of partition 0 of a (persisted) Dask DataFrame: its columns, rows and column sums.
+    """A small record of partition 0 of a (persisted) Dask DataFrame: its columns, index names, rows and column sums.
 
     Taken right after ``persist()`` in the notebook, it lets a judge tell later whether that partition, as held
     in worker memory, was changed in place.
     """
     part = to_host(ddf.partitions[0].compute())
     numeric = [c for c in part.columns if str(part[c].dtype) != "object" and "str" not in str(part[c].dtype)]
-    return {"columns": [str(c) for c in part.columns], "rows": len(part), "sums": {str(c): float(part[c].sum()) for c in numeric}}
+    return {
+        "columns": [str(c) for c in part.columns],
+        "index": [str(n) for n in part.index.names],  # (learner review 59: df.index.name = "t" inside demean was unseen)
+        "rows": len(part),
+        "sums": {str(c): float(part[c].sum()) for c in numeric},
+    }
 
 
 def same_fingerprint(before: dict[str, Any], after: dict[str, Any]) -> str | None:
@@ -25,6 +30,8 @@ def same_fingerprint(before: dict[str, Any], after: dict[str, Any]) -> str | Non
     if before["columns"] != after["columns"]:
         added = [c for c in after["columns"] if c not in before["columns"]]
         return f"it has {'new columns ' + ', '.join(added) if added else 'different columns'}"
+    if before.get("index", after.get("index")) != after.get("index"):
+        return f"its index is named {after.get('index')} instead of {before.get('index')}"
     if before["rows"] != after["rows"]:
         return "its number of rows changed"
     changed = [c for c, s in before["sums"].items() if abs(after["sums"].get(c, float("nan")) - s) > 1e-9 * max(1.0, abs(s))]

@@ -573,3 +573,24 @@ def test_review_58_04_1_a_column_typo_that_fails_metadata_inference_points_at_th
     ns = cells_in_shell(shell, "04-1", client, code)
     verdict = judge("04-1", ns)
     assert not verdict.correct and "Read the error at the end first: an ordinary mistake in the function" in verdict.message, verdict.message
+
+
+def test_review_59_04_1_a_demean_that_renames_its_arguments_index_is_refused(client):
+    """Learner review 59: `df.index.name = "t"` inside demean changed the persisted partitions, and the check said
+    "the persisted ddf is unchanged (checked against its fingerprint)": the fingerprint now holds the index names."""
+    code = 'def demean(df):\n    df.index.name = "t"\n    return df.assign(x_demeaned=df["x"] - df["x"].mean())\n\ndemeaned = ddf.map_partitions(demean)'
+    _, verdict = judged_cell("04-1", client, code)
+    assert not verdict.correct and "its index is named ['t']" in verdict.message, verdict.message
+
+
+def test_review_59_04_2_a_computed_count_of_a_persisted_partition_2_passes(client):
+    """Learner review 59: with partition 2 persisted by the learner, `len(ddf.partitions[2].compute())` (no task runs:
+    the partition is gathered from memory) was "counted from the whole frame, other partitions, or a copy"."""
+    _, verdict = judged_cell("04-2", client, "rows_in_partition_2 = len(ddf.partitions[2].compute())", scratch=P2_PERSISTED)
+    assert verdict.correct, verdict.message
+
+
+def test_review_59_04_2_partition_2_of_another_frame_is_named_as_another_frame(client):
+    """Learner review 59: partition 2 of a new timeseries (before notebook 04 trims it) was "the row count of partition 0"."""
+    code = "import dask.dataframe as dd, pandas as pd\nrows_in_partition_2 = len(dd.from_pandas(pd.DataFrame({'x': range(1000)}), npartitions=4).partitions[2])"
+    assert_refused("04-2", client, code, "a partition of another frame than ddf")

@@ -594,3 +594,13 @@ def test_review_59_04_2_partition_2_of_another_frame_is_named_as_another_frame(c
     """Learner review 59: partition 2 of a new timeseries (before notebook 04 trims it) was "the row count of partition 0"."""
     code = "import dask.dataframe as dd, pandas as pd\nrows_in_partition_2 = len(dd.from_pandas(pd.DataFrame({'x': range(1000)}), npartitions=4).partitions[2])"
     assert_refused("04-2", client, code, "a partition of another frame than ddf")
+
+
+def test_review_60_04_1_a_demean_that_writes_into_its_arguments_attrs_is_refused(client):
+    """Learner review 60: `df.attrs["demeaned"] = True` inside demean changed the persisted partitions' metadata, and the
+    check said "the persisted ddf is unchanged": the fingerprint now holds the attrs' keys."""
+    code = (
+        'def demean(df):\n    df.attrs["demeaned"] = True\n    return df.assign(x_demeaned=df["x"] - df["x"].mean())\n\ndemeaned = ddf.map_partitions(demean)'
+    )
+    _, verdict = judged_cell("04-1", client, code)
+    assert not verdict.correct and "its attrs (the frame's metadata dict) hold ['demeaned']" in verdict.message, verdict.message

@@ -21,7 +21,7 @@ from .hidden import require_not_hidden
 from .judging import MAX_TASKS, describe, fresh, from_cell, host, is_lazy
 from .model import Exercise, Hint
 from .own_code import own_trees
-from .replay import _assigned, _parse, answer_cell, rounding_in, typed_in
+from .replay import _assigned, _parse, answer_cell, called_name, rounding_in, typed_in
 from .sizes import size_answer
 from .spelled import require_each_limit, require_not_spelled
 from .svd_error import cell_tree, ran_on_cluster, rank_error, ratio_in_one_run
@@ -584,7 +584,7 @@ def _norm_per_row_or_column(cell: str | None) -> bool:
     """True when the cell calls a norm with an ``axis``: ``norm(x - approx, axis=1)``."""
     tree = _parse(cell) if cell is not None else None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if tree is not None else []
-    return any(getattr(c.func, "attr", getattr(c.func, "id", None)) == "norm" and any(k.arg == "axis" for k in c.keywords) for c in calls)
+    return any(called_name(c.func) == "norm" and any(k.arg == "axis" for k in c.keywords) for c in calls)
 
 
 def _part_of_a(cell: str | None) -> str | None:

@@ -864,17 +864,17 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         raise Hint("that is the number of partitions; the question asks how many rows ONE partition has.")
     if int(number) * ddf.npartitions in range(len(ddf) - ddf.npartitions, len(ddf) + 1):
         raise Hint("that is the whole frame's rows divided by the number of partitions (an average): partitions differ in size. Count partition 2 itself.")
+    lengths = list(ddf.map_partitions(len).compute())
+    others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
     if found is not None:
         parts = [str(k) for k in flatten(ddf.__dask_keys__())]
         read = {i for r in found.runs_for("rows_in_partition_2") for i, k in enumerate(parts) if k in r["keys"]}
         if len(read) > 1:
-            lengths = list(ddf.map_partitions(len).compute())
-            wrong_part = next((i for i, n in enumerate(lengths) if n == int(number) and i != 2), None)
             tree = _parse(found.cell)
             sliced = tree is None or any(isinstance(n, ast.Slice) for n in ast.walk(tree))  # a guessed slice of the frame (review 10)
-            if wrong_part is not None and not sliced:  # (learner review 57: sizes[1] of every partition's length was told "a guess")
+            if others and not sliced:  # (learner review 57: sizes[1] of every partition's length was told "a guess")
                 raise Hint(
-                    f"that is the row count of partition {wrong_part}: partitions are numbered from 0, take the one the question "
+                    f"that is the row count of partition {others[0]}: partitions are numbered from 0, take the one the question "
                     f"names. (Your answer cell also had the workers count {len(read)} partitions where one is needed.)"
                 )
             several = next(
@@ -895,8 +895,6 @@ def _judge_04_2(ans: dict[str, Any], ns: dict[str, Any]) -> str:
                 "then counted a part of that: where partition 2 starts and ends in the whole frame is a guess, and the "
                 "exercise is about reading ONE partition. Select that one partition of ddf and let Dask count its rows."
             )
-    lengths = list(ddf.map_partitions(len).compute())
-    others = [i for i, n in enumerate(lengths) if n == int(number) and i != 2]
     selects = any(w in cell for w in (".partitions[", "get_partition(", "to_delayed(", ".blocks["))
     if selects and "ddf" not in names_read(cell, ns):  # (learner review 59: partition 2 of a new, untrimmed timeseries)
         raise Hint("your answer cell counts the rows of a partition of another frame than ddf: the question is about ddf's partition 2.")

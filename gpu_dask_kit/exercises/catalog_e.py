@@ -51,9 +51,8 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
             "script_options is vars(args): every attribute of the parsed Namespace, also the flags left at their defaults. "
             "The kit has a function that turns args into the options a cluster takes (see the cells above): use it."
         )
-    parsed = vars(ns["args"]) if isinstance(ns.get("args"), argparse.Namespace) else {}
     extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
-    if "vars(" in cell and extra and parsed and all(k in parsed and parsed[k] == v for k, v in got.items()):
+    if "vars(" in cell and extra and _entries_of_args(got, ns.get("args")):
         raise Hint(  # (learner review 57: vars(args) without its None values was told "give only the four flags")
             f"script_options is made from vars(args): the Namespace holds every flag the parser knows, also those you did "
             f"not pass, filled in with their defaults ({', '.join(extra)}), and not every flag is a cluster option. The kit "
@@ -96,7 +95,6 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
         )
     if got.get("scheduler_file") != "/shared/scheduler.json":
         raise Hint(f"scheduler_file is {got.get('scheduler_file')!r}: it should be the path of the existing scheduler file.")
-    extra = sorted(set(got) - {"n_workers", "memory_limit", "rmm_pool_size", "scheduler_file"})
     if extra:
         raise Hint(f"unexpected options {extra}: give only the four flags asked for.")
     args = ns.get("args")
@@ -146,10 +144,15 @@ def _judge_08_1(ans: dict[str, Any], ns: dict[str, Any]) -> str:
     return "four flags, parsed by the same parser a script uses."
 
 
+def _entries_of_args(got: dict[str, Any], args: Any) -> bool:
+    """True when every entry of ``got`` is an entry of ``vars(args)`` as the parser left it (``args`` a Namespace)."""
+    parsed = vars(args) if isinstance(args, argparse.Namespace) else {}
+    return bool(parsed) and all(k in parsed and parsed[k] == v for k, v in got.items())
+
+
 def _copied_from_args(got: dict[str, Any], args: Any, options_from_args: Any) -> None:
     """A :class:`Hint` when ``got`` holds entries of ``vars(args)`` as the parser left them (text), not converted."""
-    parsed = vars(args) if isinstance(args, argparse.Namespace) else {}
-    if not parsed or not all(k in parsed and parsed[k] == v for k, v in got.items()):
+    if not _entries_of_args(got, args):
         return
     converted = options_from_args(args)
     raw = next((k for k in got if k in converted and converted[k] != got[k]), None)

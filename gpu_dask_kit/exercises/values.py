@@ -90,21 +90,19 @@ def unit_mixup(given: int | None, expected: int) -> str | None:
     >>> unit_mixup(8 * 2**30, 8 * 2**30) is None, unit_mixup(10**10, int(9.6 * 2**30)) is None
     (True, True)
     """
-    if given is None or expected <= 0 or close(given, expected, rel=0.001):
+    found = _same_digits(given, expected, given_base=1000, expected_base=1024)
+    if found is None:
         return None
-    power = max(1, int(math.log(expected, 1024)))
-    for p in sorted({power, max(1, power - 1)}, reverse=True):  # 4096MB for 4GiB too
-        if close(given / 1000**p, expected / 1024**p, rel=0.002):
-            gap = round(100 * (1 - 1000**p / 1024**p))  # MB vs MiB: 5 %; GB vs GiB: 7 %
-            unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
-            binary = f"{unit[0]}iB"
-            counted = (
-                f"the size you started from is in binary units ({binary})"
-                if p == power
-                else f"your number counts the size in binary units ({binary}, 1024**{p} bytes each)"  # (learner review 55: 4096MB for 4 GiB)
-            )
-            return f"Dask reads '{unit}' (and '{unit[0].upper()}') as powers of 1000 bytes (decimal), while {counted}: they differ by about {gap}%."
-    return None
+    p, power = found
+    gap = round(100 * (1 - 1000**p / 1024**p))  # MB vs MiB: 5 %; GB vs GiB: 7 %
+    unit = _DECIMAL_UNITS.get(p, "GB")
+    binary = f"{unit[0]}iB"
+    counted = (
+        f"the size you started from is in binary units ({binary})"
+        if p == power
+        else f"your number counts the size in binary units ({binary}, 1024**{p} bytes each)"  # (learner review 55: 4096MB for 4 GiB)
+    )
+    return f"Dask reads '{unit}' (and '{unit[0].upper()}') as powers of 1000 bytes (decimal), while {counted}: they differ by about {gap}%."
 
 
 def decimal_digits_binary_unit(given: int | None, expected: int) -> str | None:
@@ -116,15 +114,30 @@ def decimal_digits_binary_unit(given: int | None, expected: int) -> str | None:
     >>> decimal_digits_binary_unit(4 * 2**30, 4 * 2**30) is None
     True
     """
+    found = _same_digits(given, expected, given_base=1024, expected_base=1000)
+    if found is None:
+        return None
+    p, _ = found
+    gap = round(100 * (1024**p / 1000**p - 1))
+    unit = _DECIMAL_UNITS.get(p, "GB")
+    return (
+        f"the number is the size counted in decimal {unit} (divided by 1e{3 * p}, powers of 1000 bytes), but the "
+        f"unit written after it is the binary {unit[0]}iB ({1024**p:,} bytes each): about {gap}% too much."
+    )
+
+
+#: The decimal units by power of 1000 (their binary twins: kiB... written from the first letter).
+_DECIMAL_UNITS = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}
+
+
+def _same_digits(given: int | None, expected: int, given_base: int, expected_base: int) -> tuple[int, int] | None:
+    """(p, power) when ``given`` read in units of ``given_base**p`` has the digits of ``expected`` read in units of
+    ``expected_base**p``, for p the largest binary unit ``expected`` fills (``power``) or the one below it (4096MB for
+    4GiB); None when ``given`` is ``expected`` or no such p exists."""
     if given is None or expected <= 0 or close(given, expected, rel=0.001):
         return None
     power = max(1, int(math.log(expected, 1024)))
     for p in sorted({power, max(1, power - 1)}, reverse=True):
-        if close(given / 1024**p, expected / 1000**p, rel=0.002):
-            gap = round(100 * (1024**p / 1000**p - 1))
-            unit = {1: "kB", 2: "MB", 3: "GB", 4: "TB"}.get(p, "GB")
-            return (
-                f"the number is the size counted in decimal {unit} (divided by 1e{3 * p}, powers of 1000 bytes), but the "
-                f"unit written after it is the binary {unit[0]}iB ({1024**p:,} bytes each): about {gap}% too much."
-            )
+        if close(given / given_base**p, expected / expected_base**p, rel=0.002):
+            return p, power
     return None
